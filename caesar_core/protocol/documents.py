@@ -1,0 +1,125 @@
+"""Reading whole documents from disk, and telling which document a file is."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from caesar_core.protocol.event import EVENT_ADAPTER, Event
+from caesar_core.protocol.parse import parse
+from caesar_core.protocol.report import REPORT_ADAPTER, Report
+from caesar_core.protocol.task import TASK_ADAPTER, Task
+from caesar_core.protocol.versions import DocumentKind, UnsupportedProtocolError, kind_of_protocol
+
+
+def read_task(path: Path) -> Task:
+    return parse(TASK_ADAPTER, path.read_bytes(), DocumentKind.TASK)
+
+
+def read_report(path: Path) -> Report:
+    return parse(REPORT_ADAPTER, path.read_bytes(), DocumentKind.REPORT)
+
+
+def parse_event(line: bytes | str) -> Event:
+    return parse(EVENT_ADAPTER, line, DocumentKind.EVENT)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a document is invalid, placed as precisely as the input allows."""
+
+    message: str
+    line: int | None = None
+    """1-based line number, for JSONL files."""
+    location: str = ""
+    """Dotted path of the offending field, when known."""
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        field_ = f"{self.location}: " if self.location else ""
+        return f"{where}{field_}{self.message}"
+
+
+@dataclass
+class Validation:
+    """What ``caesar protocol validate`` found in one file."""
+
+    path: Path
+    kind: DocumentKind | None
+    problems: list[Problem] = field(default_factory=list)
+    documents: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.kind is not None
+
+
+def describe(error: Exception, line: int | None = None) -> list[Problem]:
+    """Turn any parse failure into problems a person can act on."""
+    if isinstance(error, ValidationError):
+        return [
+            Problem(err["msg"], line, ".".join(str(part) for part in err["loc"]))
+            for err in error.errors(include_url=False)
+        ]
+    if isinstance(error, UnsupportedProtocolError):
+        return [Problem(error.reason, line, "protocol")]
+    return [Problem(f"not JSON: {error}", line)]
+
+
+def sniff_kind(path: Path, head: bytes) -> DocumentKind | None:
+    """Which document ``path`` holds: by its ``protocol`` field first, then by its name."""
+    first = head.lstrip().split(b"\n", 1)[0]
+    try:
+        data: Any = json.loads(first)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        kind = kind_of_protocol(data.get("protocol"))
+        if kind is not None:
+            return kind
+    name = path.name
+    if name.endswith(".jsonl"):
+        return DocumentKind.EVENT
+    if name == "task.json":
+        return DocumentKind.TASK
+    if name == "report.json":
+        return DocumentKind.REPORT
+    return None
+
+
+def validate_file(path: Path) -> Validation:
+    """Validate a task.json, a report.json or an events.jsonl (every line of it)."""
+    content = path.read_bytes()
+    kind = sniff_kind(path, content[:65536])
+    result = Validation(path, kind)
+    if kind is None:
+        result.problems.append(
+            Problem("cannot tell which document this is: no caesar protocol field, and the "
+                    "name is not task.json, report.json or *.jsonl")
+        )
+        return result
+    if kind is DocumentKind.EVENT and (path.name.endswith(".jsonl") or content.count(b"\n") > 1):
+        for number, line in enumerate(content.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                parse(EVENT_ADAPTER, line, DocumentKind.EVENT)
+                result.documents += 1
+            except (ValueError, UnsupportedProtocolError) as error:
+                result.problems.extend(describe(error, number))
+        return result
+    adapter = {
+        DocumentKind.TASK: TASK_ADAPTER,
+        DocumentKind.REPORT: REPORT_ADAPTER,
+        DocumentKind.EVENT: EVENT_ADAPTER,
+    }[kind]
+    try:
+        parse(adapter, content, kind)
+        result.documents = 1
+    except (ValueError, UnsupportedProtocolError) as error:
+        result.problems.extend(describe(error))
+    return result

@@ -1,0 +1,188 @@
+"""``events.jsonl``: the live stream, one self-contained JSON line per event.
+
+Each event type exists twice, on purpose: a *payload* (``ToolUse``) is what an adapter or a
+tool produces, and a *wire* event (``ToolUseEvent``) is that payload inside the envelope
+(``protocol``, ``seq``, ``at``, ``task_id``) that only the event writer assigns. Producers
+therefore cannot invent a ``seq``; readers always get a complete, validated envelope.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import AwareDatetime, Field, TypeAdapter
+
+from caesar_core.protocol._base import ProtocolModel
+from caesar_core.protocol.report import ChangeAction, ReportStatus
+from caesar_core.protocol.versions import EventProtocol
+
+
+class ToolStatus(StrEnum):
+    STARTED = "started"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class Started(ProtocolModel):
+    """The agent process was spawned."""
+
+    type: Literal["started"] = "started"
+    agent: str
+    command: str = ""
+
+
+class Thinking(ProtocolModel):
+    type: Literal["thinking"] = "thinking"
+    text: str
+
+
+class Message(ProtocolModel):
+    """Something the agent said; consecutive fragments form one utterance."""
+
+    type: Literal["message"] = "message"
+    text: str
+
+
+class ToolUse(ProtocolModel):
+    """One edge of a tool call: its start, or its end.
+
+    ``id`` pairs the two edges of one call. Claude's closing edge carries only the id, so a
+    closing event may have an empty ``tool``; readers borrow the name from the opening.
+    """
+
+    type: Literal["tool_use"] = "tool_use"
+    tool: str = ""
+    id: str = ""
+    input_summary: str = ""
+    status: ToolStatus
+
+
+class FileChanged(ProtocolModel):
+    type: Literal["file_changed"] = "file_changed"
+    path: str
+    action: ChangeAction = ChangeAction.MODIFIED
+
+
+class Progress(ProtocolModel):
+    type: Literal["progress"] = "progress"
+    message: str
+    pct: Annotated[float, Field(ge=0, le=100)] | None = None
+
+
+class QuestionAsked(ProtocolModel):
+    """A question put to the orchestrator through the return channel (mailbox mirror)."""
+
+    type: Literal["question"] = "question"
+    id: str
+    question: str
+    options: list[str] = Field(default_factory=list)
+
+
+class Answered(ProtocolModel):
+    type: Literal["answer"] = "answer"
+    id: str
+    answer: str
+
+
+class Error(ProtocolModel):
+    type: Literal["error"] = "error"
+    message: str
+    fatal: bool = False
+
+
+class Finished(ProtocolModel):
+    """The task's last word; the event writer refuses a second one."""
+
+    type: Literal["finished"] = "finished"
+    status: ReportStatus
+    summary: str = ""
+    exit_code: int | None = None
+
+
+EventPayload: TypeAlias = Annotated[
+    Started
+    | Thinking
+    | Message
+    | ToolUse
+    | FileChanged
+    | Progress
+    | QuestionAsked
+    | Answered
+    | Error
+    | Finished,
+    Field(discriminator="type"),
+]
+
+
+class Envelope(ProtocolModel):
+    """What the writer adds to every payload."""
+
+    protocol: EventProtocol
+    seq: Annotated[int, Field(ge=0)]
+    at: AwareDatetime
+    task_id: str
+
+
+class StartedEvent(Envelope, Started): ...
+
+
+class ThinkingEvent(Envelope, Thinking): ...
+
+
+class MessageEvent(Envelope, Message): ...
+
+
+class ToolUseEvent(Envelope, ToolUse): ...
+
+
+class FileChangedEvent(Envelope, FileChanged): ...
+
+
+class ProgressEvent(Envelope, Progress): ...
+
+
+class QuestionEvent(Envelope, QuestionAsked): ...
+
+
+class AnswerEvent(Envelope, Answered): ...
+
+
+class ErrorEvent(Envelope, Error): ...
+
+
+class FinishedEvent(Envelope, Finished): ...
+
+
+Event: TypeAlias = Annotated[
+    StartedEvent
+    | ThinkingEvent
+    | MessageEvent
+    | ToolUseEvent
+    | FileChangedEvent
+    | ProgressEvent
+    | QuestionEvent
+    | AnswerEvent
+    | ErrorEvent
+    | FinishedEvent,
+    Field(discriminator="type"),
+]
+"""An event as read from ``events.jsonl``."""
+
+EVENT_TYPES: tuple[str, ...] = (
+    "started",
+    "thinking",
+    "message",
+    "tool_use",
+    "file_changed",
+    "progress",
+    "question",
+    "answer",
+    "error",
+    "finished",
+)
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENTS_ADAPTER: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
+"""Validates a whole batch of lines in one call; the tail's fast path."""
+PAYLOAD_ADAPTER: TypeAdapter[EventPayload] = TypeAdapter(EventPayload)
