@@ -7,13 +7,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from caesar_core.protocol.event import EVENT_ADAPTER, Event
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.report import REPORT_ADAPTER, Report
 from caesar_core.protocol.task import TASK_ADAPTER, Task
 from caesar_core.protocol.versions import DocumentKind, UnsupportedProtocolError, kind_of_protocol
+
+
+_ADAPTERS: dict[DocumentKind, TypeAdapter[Any]] = {
+    DocumentKind.TASK: TASK_ADAPTER,
+    DocumentKind.REPORT: REPORT_ADAPTER,
+    DocumentKind.EVENT: EVENT_ADAPTER,
+}
 
 
 def read_task(path: Path) -> Task:
@@ -112,11 +119,7 @@ def validate_file(path: Path) -> Validation:
             except (ValueError, UnsupportedProtocolError) as error:
                 result.problems.extend(describe(error, number))
         return result
-    adapter = {
-        DocumentKind.TASK: TASK_ADAPTER,
-        DocumentKind.REPORT: REPORT_ADAPTER,
-        DocumentKind.EVENT: EVENT_ADAPTER,
-    }[kind]
+    adapter = _ADAPTERS[kind]
     try:
         parse(adapter, content, kind)
         result.documents = 1

@@ -54,8 +54,8 @@ def parse(adapter: TypeAdapter[T], raw: Raw, kind: DocumentKind | None = None) -
     except ValidationError as first:
         try:
             data = _as_python(raw)
-        except ValueError:
-            raise first from None
+        except ValueError as not_json:
+            raise not_json from None
         _refuse_unknown_version(data, kind, first)
         if not _contains_null(data):
             raise

@@ -89,5 +89,5 @@ def _nullable(prop: JsonSchema) -> JsonSchema:
         return prop
     if prop.get("type") == "null":
         return prop
-    meta = {k: prop.pop(k) for k in ("title", "description") if k in prop}
+    meta: dict[str, Any] = {k: prop.pop(k) for k in ("title", "description") if k in prop}
     return {**meta, "anyOf": [prop, {"type": "null"}]}

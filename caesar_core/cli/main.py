@@ -1,0 +1,39 @@
+"""Entry point of the ``caesar`` console script."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from caesar_core import __version__
+from caesar_core.cli.protocol import protocol
+from caesar_core.errors import CaesarError
+
+
+class CaesarGroup(click.Group):
+    """Turns every :class:`CaesarError` into its reason, its remedy and its exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CaesarError as error:
+            click.echo(f"caesar: {error.reason}", err=True)
+            if error.remedy:
+                click.echo(f"  remedy: {error.remedy}", err=True)
+            ctx.exit(int(error.exit_code))
+
+
+@click.group(cls=CaesarGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="caesar")
+def cli() -> None:
+    """Delegate work to coding agents through a file-system contract, then watch, answer
+    and apply from one terminal."""
+
+
+cli.add_command(protocol)
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="caesar")

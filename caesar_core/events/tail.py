@@ -1,0 +1,332 @@
+"""Following ``events.jsonl`` while it grows, at a cost set by the new bytes alone.
+
+A UI polls a log that may hold hundreds of thousands of lines, many times a second, so a read
+after one appended line must not touch the bytes already consumed. The tail keeps a byte
+offset and re-checks only cheap evidence that those bytes are still what it read (size,
+inode, a short fingerprint before the offset). When that evidence fails, the file was
+truncated, replaced or rewritten, and the tail starts over and says so with ``reset``.
+
+Two layers: :class:`LineTail` knows lines and bytes only; :class:`EventTail` turns lines into
+validated events and never raises for bad content, because one broken line written by an
+agent must not blind the orchestrator to the rest of the task.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from pydantic import ValidationError
+
+from caesar_core.errors import CaesarError
+from caesar_core.protocol.event import EVENT_ADAPTER, Event
+from caesar_core.protocol.parse import parse
+from caesar_core.protocol.versions import DocumentKind
+
+CHUNK = 1 << 20
+_FINGERPRINT = 32
+_REASON_MAX = 200
+
+
+@dataclass(frozen=True)
+class LineChunk:
+    """The complete lines that appeared since the previous read."""
+
+    lines: list[bytes]
+    """Without their ``\\n``; blank lines are left out but keep their numbers."""
+    first_line: int
+    """1-based number of ``lines[0]`` in the file (of the next line, when ``lines`` is empty)."""
+    reset: bool = False
+    """The file was truncated, replaced, rewritten or removed: discard what was derived from
+    earlier reads; ``lines`` start again from the top of the file."""
+    skipped: tuple[int, ...] = ()
+    """Numbers of blank lines skipped in this read, so that numbering stays exact."""
+
+    def line_numbers(self) -> list[int]:
+        """The 1-based file line number of each entry of ``lines``."""
+        first = self.first_line
+        if not self.skipped:
+            return list(range(first, first + len(self.lines)))
+        blank = set(self.skipped)
+        numbers: list[int] = []
+        number = first
+        for _ in self.lines:
+            while number in blank:
+                number += 1
+            numbers.append(number)
+            number += 1
+        return numbers
+
+
+class LineTail:
+    """Yields each complete line of a growing file once, in order.
+
+    A missing file reads as empty. A partial last line is held back until its ``\\n`` arrives.
+    Not thread-safe; one reader per instance.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd = -1
+        self._ident: tuple[int, int] | None = None
+        self._offset = 0
+        """Bytes consumed from the file, including those held in ``_partial``."""
+        self._partial: list[bytes] = []
+        self._lines_seen = 0
+        self._fingerprint = b""
+        self._closed = False
+
+    @property
+    def offset(self) -> int:
+        """Bytes consumed so far (complete lines plus a held-back partial line)."""
+        return self._offset
+
+    def read(self, *, max_bytes: int | None = None) -> LineChunk:
+        """Everything appended since the last read, up to EOF.
+
+        ``max_bytes`` bounds one call (rounded up to whole chunks) so that a UI catching up on
+        a huge log can stay responsive; call again until it returns no lines.
+        """
+        if self._closed:
+            raise ValueError(f"tail of {self.path} is closed")
+        reset = self._sync()
+        first_line = self._lines_seen + 1
+        if self._fd < 0:
+            return LineChunk([], first_line, reset)
+        lines: list[bytes] = []
+        skipped: list[int] = []
+        budget = CHUNK if max_bytes is None else max(1, max_bytes)
+        read_total = 0
+        while max_bytes is None or read_total < budget:
+            data = os.pread(self._fd, CHUNK, self._offset)
+            if not data:
+                break
+            self._offset += len(data)
+            read_total += len(data)
+            self._remember(data)
+            self._split(data, lines, skipped)
+            if len(data) < CHUNK:
+                break
+        if lines:
+            first_line = self._first_number(first_line, skipped)
+        return LineChunk(lines, first_line, reset, tuple(skipped))
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+        self._fd = -1
+        self._closed = True
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _sync(self) -> bool:
+        """Make the open file and offset match the path; True when earlier reads are void."""
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            had_data = self._offset > 0
+            self._drop_file()
+            return had_data
+        ident = (st.st_dev, st.st_ino)
+        if self._fd >= 0 and ident != self._ident:
+            had_data = self._offset > 0
+            self._drop_file()
+            return self._open() or had_data
+        if self._fd < 0:
+            return self._open()
+        if st.st_size < self._offset or not self._fingerprint_holds():
+            self._restart()
+            return True
+        return False
+
+    def _open(self) -> bool:
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
+        st = os.fstat(fd)
+        self._fd = fd
+        self._ident = (st.st_dev, st.st_ino)
+        self._restart()
+        return False
+
+    def _drop_file(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+        self._fd = -1
+        self._ident = None
+        self._restart()
+
+    def _restart(self) -> None:
+        self._offset = 0
+        self._partial = []
+        self._lines_seen = 0
+        self._fingerprint = b""
+
+    def _fingerprint_holds(self) -> bool:
+        size = len(self._fingerprint)
+        if not size:
+            return True
+        return os.pread(self._fd, size, self._offset - size) == self._fingerprint
+
+    def _remember(self, data: bytes) -> None:
+        if len(data) >= _FINGERPRINT:
+            self._fingerprint = data[-_FINGERPRINT:]
+        else:
+            self._fingerprint = (self._fingerprint + data)[-_FINGERPRINT:]
+
+    def _split(self, data: bytes, lines: list[bytes], skipped: list[int]) -> None:
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            self._partial.append(data)
+            return
+        if self._partial:
+            self._partial.append(data[:cut])
+            complete = b"".join(self._partial)
+        else:
+            complete = data[:cut]
+        rest = data[cut + 1 :]
+        self._partial = [rest] if rest else []
+        number = self._lines_seen
+        for line in complete.split(b"\n"):
+            number += 1
+            if not line or line.isspace():
+                skipped.append(number)
+            else:
+                lines.append(line)
+        self._lines_seen = number
+
+    @staticmethod
+    def _first_number(first: int, skipped: list[int]) -> int:
+        """Skip the leading blank lines of this read: ``first_line`` names a real line."""
+        number = first
+        for blank in skipped:
+            if blank != number:
+                break
+            number += 1
+        return number
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """A line that is not a valid event of a version this build reads."""
+
+    line: int
+    """1-based line number in the file."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class EventBatch:
+    events: list[Event] = field(default_factory=list)
+    bad: list[BadLine] = field(default_factory=list)
+    reset: bool = False
+    """Earlier batches no longer describe the file; rebuild from this one."""
+
+
+class EventTail:
+    """Validated events of a growing ``events.jsonl``; bad lines are reported, never raised.
+
+    ``bad_total`` counts the bad lines of the file as currently read; a reset restarts it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.bad_total = 0
+        self._lines = LineTail(path)
+
+    def read(self, *, max_bytes: int | None = None) -> EventBatch:
+        chunk = self._lines.read(max_bytes=max_bytes)
+        if chunk.reset:
+            self.bad_total = 0
+        events: list[Event] = []
+        bad: list[BadLine] = []
+        validate = EVENT_ADAPTER.validate_json
+        failed: list[int] = []
+        for index, line in enumerate(chunk.lines):
+            try:
+                events.append(validate(line))
+            except ValidationError:
+                failed.append(index)
+        if failed:
+            # Rare path: redo the batch in order, with the tolerant parser for the failures.
+            events, bad = _slow_path(chunk, events, failed)
+            self.bad_total += len(bad)
+        return EventBatch(events, bad, chunk.reset)
+
+    def close(self) -> None:
+        self._lines.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def read_events(path: Path) -> tuple[list[Event], list[BadLine]]:
+    """Every event of a log in one go, and its bad lines; a missing file has neither."""
+    with EventTail(path) as tail:
+        batch = tail.read()
+    return batch.events, batch.bad
+
+
+def _slow_path(
+    chunk: LineChunk, fast: list[Event], failed: list[int]
+) -> tuple[list[Event], list[BadLine]]:
+    numbers = chunk.line_numbers()
+    failures = set(failed)
+    events: list[Event] = []
+    bad: list[BadLine] = []
+    good = iter(fast)
+    for index, line in enumerate(chunk.lines):
+        if index not in failures:
+            events.append(next(good))
+            continue
+        try:
+            events.append(parse(EVENT_ADAPTER, line, DocumentKind.EVENT))
+        except CaesarError as error:
+            bad.append(BadLine(numbers[index], _shorten(error.reason)))
+        except ValidationError as error:
+            bad.append(BadLine(numbers[index], _describe(error)))
+        except (ValueError, RecursionError) as error:
+            bad.append(BadLine(numbers[index], _shorten(f"not JSON: {error}")))
+    return events, bad
+
+
+def _describe(error: ValidationError) -> str:
+    errors = error.errors(include_url=False)
+    if not errors:
+        return _shorten(str(error))
+    first = errors[0]
+    if first["type"] == "json_invalid":
+        detail = first.get("ctx", {}).get("error", first["msg"])
+        return _shorten(f"not JSON: {detail}")
+    where = ".".join(str(part) for part in first["loc"])
+    text = f"{where}: {first['msg']}" if where else first["msg"]
+    if len(errors) > 1:
+        text += f" (+{len(errors) - 1} more)"
+    return _shorten(text)
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= _REASON_MAX else text[: _REASON_MAX - 1] + "…"

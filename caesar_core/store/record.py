@@ -1,0 +1,94 @@
+"""The orchestrator's own record of a task, kept outside the agent's reach.
+
+``task.json`` is the contract handed to the agent; the record is what caesar knows about the
+task's life (process, isolation, outcome, apply). It lives in ``.caesar/state/tasks/<id>.json``,
+not in the task directory, because the agent can write to its task directory.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import AwareDatetime, Field, TypeAdapter
+
+from caesar_core.protocol._base import ProtocolModel
+from caesar_core.protocol.report import ReportStatus
+from caesar_core.protocol.task import Isolation, Mode
+
+RECORD_V1: Literal["caesar.record/v1"] = "caesar.record/v1"
+
+
+class TaskStatus(StrEnum):
+    """How the task's life went, as the orchestrator saw it (not the agent's verdict)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    TIMED_OUT = "timed_out"
+
+    @property
+    def terminal(self) -> bool:
+        return self not in (TaskStatus.PENDING, TaskStatus.RUNNING)
+
+
+class ReportSource(StrEnum):
+    """Which retrieval tier produced the report, most reliable first."""
+
+    CHANNEL = "channel"
+    SCHEMA = "schema"
+    FILE = "file"
+    EXTRACTED = "extracted"
+    SYNTHESIZED = "synthesized"
+
+
+class VerifiedBy(StrEnum):
+    GIT = "git"
+    DECLARATION = "declaration"
+
+
+class TaskRecord(ProtocolModel):
+    protocol: Literal["caesar.record/v1"] = RECORD_V1
+    id: str
+    status: TaskStatus = TaskStatus.PENDING
+    created_at: AwareDatetime
+    started_at: AwareDatetime | None = None
+    ended_at: AwareDatetime | None = None
+    pid: int | None = None
+    """The agent's process (group leader) while it runs; cleared when it ends."""
+    parent_id: str | None = None
+    """The task that delegated this one, when an agent delegated through caesar."""
+    depth: Annotated[int, Field(ge=0)] = 0
+    agent: str
+    role: str | None = None
+    objective: str
+    workspace: str
+    """The directory the agent works in (the worktree, under worktree isolation)."""
+    source_workspace: str | None = None
+    """The user's workspace the task was started from; where `caesar apply` lands."""
+    isolation: Isolation
+    mode: Mode
+    base_ref: str | None = None
+    worktree_path: str | None = None
+    branch: str | None = None
+    excluded_paths: list[str] = Field(default_factory=list)
+    """Paths caesar laid down in the worktree ([worktree] copy/link), left out of every diff."""
+    exit_code: int | None = None
+    report_source: ReportSource | None = None
+    changes_verified_by: VerifiedBy | None = None
+    report_status: ReportStatus | None = None
+    applied_at: AwareDatetime | None = None
+    applied_digest: str | None = None
+    """sha256 of the patch applied, so `caesar gc` can tell an applied worktree from new work."""
+    ended_reason: str | None = None
+    """Why the task ended as it did, in words (cancelled by whom, which deadline)."""
+
+    def age(self, now: datetime) -> float:
+        """Seconds since creation."""
+        return (now - self.created_at).total_seconds()
+
+
+RECORD_ADAPTER: TypeAdapter[TaskRecord] = TypeAdapter(TaskRecord)

@@ -1,0 +1,197 @@
+"""The task store: ``.caesar/tasks/<id>/`` for each task, and caesar's record of it.
+
+Any number of processes (``caesar run``, ``caesar watch``, the MCP server, ``caesar cancel``)
+read and write the store at once, with the file system as the only channel between them.
+Creates are exclusive, updates are atomic replaces under a per-record lock, and a record that
+reached a terminal status keeps it: a late writer cannot turn ``cancelled`` into ``failed``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from caesar_core.errors import CaesarError, ExitCode
+from caesar_core.fs import atomic_write, create_exclusive, dump_json
+from caesar_core.protocol.parse import parse
+from caesar_core.protocol.taskdir import TaskPaths
+from caesar_core.store.ids import check_task_id
+from caesar_core.store.record import RECORD_ADAPTER, TaskRecord, TaskStatus
+from caesar_core.store.root import CAESAR_DIR
+
+
+class UnknownTaskError(CaesarError):
+    exit_code = ExitCode.USAGE
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"no task {task_id} in this project", "list the tasks with `caesar ps`")
+
+
+class DuplicateTaskError(CaesarError):
+    exit_code = ExitCode.USAGE
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"task {task_id} already exists", "let caesar choose the id")
+
+
+class CorruptRecordError(CaesarError):
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(
+            f"the record {path} is unreadable: {detail}",
+            "inspect or remove that file; the task directory itself is untouched",
+        )
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Every readable record, plus the ones that could not be read and why."""
+
+    records: list[TaskRecord]
+    problems: list[tuple[Path, str]] = field(default_factory=list)
+
+
+class TaskStore:
+    """One project's tasks, rooted at ``<root>/.caesar``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.home = root / CAESAR_DIR
+        self.tasks_dir = self.home / "tasks"
+        self.records_dir = self.home / "state" / "tasks"
+
+    def paths(self, task_id: str) -> TaskPaths:
+        return TaskPaths(self.tasks_dir / check_task_id(task_id))
+
+    def record_path(self, task_id: str) -> Path:
+        return self.records_dir / f"{check_task_id(task_id)}.json"
+
+    def create(self, record: TaskRecord) -> TaskPaths:
+        """Register a new task and make its directory; refuses an id that exists."""
+        paths = self.paths(record.id)
+        try:
+            create_exclusive(self.record_path(record.id), _encode(record))
+        except FileExistsError:
+            raise DuplicateTaskError(record.id) from None
+        paths.root.mkdir(parents=True, exist_ok=True)
+        return paths
+
+    def get(self, task_id: str) -> TaskRecord:
+        path = self.record_path(task_id)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise UnknownTaskError(task_id) from None
+        return _decode(path, raw)
+
+    def exists(self, task_id: str) -> bool:
+        return self.record_path(task_id).exists()
+
+    def update(self, task_id: str, change: Callable[[TaskRecord], TaskRecord]) -> TaskRecord:
+        """Apply ``change`` to the current record under the record's lock and save it.
+
+        A record whose status is terminal keeps that status whatever ``change`` returns, so
+        the first process to conclude a task (a cancel, a deadline) has the last word.
+        """
+        path = self.record_path(task_id)
+        with self._locked(task_id):
+            current = self.get(task_id)
+            updated = change(current)
+            if current.status.terminal and updated.status != current.status:
+                updated = updated.model_copy(
+                    update={"status": current.status, "ended_at": current.ended_at}
+                )
+            atomic_write(path, _encode(updated))
+            return updated
+
+    def set(self, task_id: str, **fields: object) -> TaskRecord:
+        """Update named fields (validated), under the same rules as :meth:`update`."""
+        return self.update(task_id, lambda record: _with(record, fields))
+
+    def conclude(
+        self, task_id: str, status: TaskStatus, *, now: datetime | None = None, **fields: object
+    ) -> tuple[TaskRecord, bool]:
+        """Move a task to a terminal status once; returns the record and whether this call did.
+
+        A second conclusion (the runner noticing its cancelled agent exit) changes nothing.
+        """
+        if not status.terminal:
+            raise ValueError(f"{status} is not a terminal status")
+        concluded = False
+
+        def change(record: TaskRecord) -> TaskRecord:
+            nonlocal concluded
+            if record.status.terminal:
+                return record
+            concluded = True
+            stamp = now or datetime.now(UTC)
+            return _with(record, {"status": status, "ended_at": stamp, "pid": None, **fields})
+
+        return self.update(task_id, change), concluded
+
+    def list(self) -> Listing:
+        """All records, oldest first; unreadable ones reported, never fatal."""
+        records: list[TaskRecord] = []
+        problems: list[tuple[Path, str]] = []
+        try:
+            entries = sorted(self.records_dir.iterdir())
+        except FileNotFoundError:
+            return Listing([])
+        for path in entries:
+            if path.suffix != ".json" or path.name.startswith("."):
+                continue
+            try:
+                records.append(_decode(path, path.read_bytes()))
+            except (CaesarError, OSError) as error:
+                problems.append((path, str(error)))
+        records.sort(key=lambda r: (r.created_at, r.id))
+        return Listing(records, problems)
+
+    @contextlib.contextmanager
+    def _locked(self, task_id: str) -> Iterator[None]:
+        lock_path = self.records_dir / f".{check_task_id(task_id)}.lock"
+        self.records_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+
+def _with(record: TaskRecord, fields: dict[str, object]) -> TaskRecord:
+    """A copy of ``record`` with ``fields`` changed, validated like a record read from disk."""
+    data = record.model_dump()
+    data.update(fields)
+    return RECORD_ADAPTER.validate_python(data)
+
+
+def _encode(record: TaskRecord) -> bytes:
+    return dump_json(record.to_json_dict())
+
+
+def _decode(path: Path, raw: bytes) -> TaskRecord:
+    try:
+        return parse(RECORD_ADAPTER, raw)
+    except ValueError as error:
+        detail = (
+            "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+            if isinstance(error, ValidationError)
+            else f"not JSON ({error})"
+        )
+        raise CorruptRecordError(path, detail) from None
+
+
+__all__ = [
+    "CorruptRecordError",
+    "DuplicateTaskError",
+    "Listing",
+    "TaskStore",
+    "UnknownTaskError",
+]

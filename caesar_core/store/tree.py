@@ -1,0 +1,58 @@
+"""The delegation tree: which task delegated which, in the order they were created."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from caesar_core.store.record import TaskRecord
+
+
+@dataclass
+class TaskNode:
+    record: TaskRecord
+    children: list[TaskNode] = field(default_factory=list)
+
+    def walk(self, level: int = 0) -> Iterator[tuple[int, TaskRecord]]:
+        """Depth-first, parents before children: the order a tree view lists rows in."""
+        yield level, self.record
+        for child in self.children:
+            yield from child.walk(level + 1)
+
+
+def build_tree(records: Iterable[TaskRecord]) -> list[TaskNode]:
+    """Roots (tasks without a known parent), each with its descendants, by creation order.
+
+    A task whose parent is not in ``records`` (collected by ``gc``, or from another project)
+    becomes a root rather than disappearing from view. A parent cycle, which only a hand-edited
+    record could produce, is broken at the oldest member so every task is shown exactly once.
+    """
+    ordered = sorted(records, key=lambda r: (r.created_at, r.id))
+    nodes = {record.id: TaskNode(record) for record in ordered}
+    roots: list[TaskNode] = []
+    for record in ordered:
+        node = nodes[record.id]
+        parent = nodes.get(record.parent_id) if record.parent_id else None
+        if parent is None or parent is node or _is_ancestor(node, parent, nodes):
+            roots.append(node)
+        else:
+            parent.children.append(node)
+    return roots
+
+
+def _is_ancestor(node: TaskNode, candidate: TaskNode, nodes: dict[str, TaskNode]) -> bool:
+    """Whether ``node`` is already above ``candidate`` (linking them would close a cycle)."""
+    seen: set[str] = set()
+    current: TaskNode | None = candidate
+    while current is not None and current.record.id not in seen:
+        if current is node:
+            return True
+        seen.add(current.record.id)
+        parent_id = current.record.parent_id
+        current = nodes.get(parent_id) if parent_id else None
+    return False
+
+
+def walk_tree(roots: Iterable[TaskNode]) -> Iterator[tuple[int, TaskRecord]]:
+    for root in roots:
+        yield from root.walk()
