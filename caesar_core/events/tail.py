@@ -93,14 +93,13 @@ class LineTail:
         if self._closed:
             raise ValueError(f"tail of {self.path} is closed")
         reset = self._sync()
-        first_line = self._lines_seen + 1
         if self._fd < 0:
-            return LineChunk([], first_line, reset)
+            return LineChunk([], self._lines_seen + 1, reset)
+        first_line = self._lines_seen + 1
         lines: list[bytes] = []
         skipped: list[int] = []
-        budget = CHUNK if max_bytes is None else max(1, max_bytes)
         read_total = 0
-        while max_bytes is None or read_total < budget:
+        while True:
             data = os.pread(self._fd, CHUNK, self._offset)
             if not data:
                 break
@@ -108,10 +107,9 @@ class LineTail:
             read_total += len(data)
             self._remember(data)
             self._split(data, lines, skipped)
-            if len(data) < CHUNK:
+            if len(data) < CHUNK or (max_bytes is not None and read_total >= max_bytes):
                 break
-        if lines:
-            first_line = self._first_number(first_line, skipped)
+        first_line = self._first_number(first_line, skipped) if lines else self._lines_seen + 1
         return LineChunk(lines, first_line, reset, tuple(skipped))
 
     def close(self) -> None:
@@ -145,24 +143,25 @@ class LineTail:
         if self._fd >= 0 and ident != self._ident:
             had_data = self._offset > 0
             self._drop_file()
-            return self._open() or had_data
+            self._open()
+            return had_data
         if self._fd < 0:
-            return self._open()
+            self._open()
+            return False
         if st.st_size < self._offset or not self._fingerprint_holds():
             self._restart()
             return True
         return False
 
-    def _open(self) -> bool:
+    def _open(self) -> None:
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
-            return False
+            return
         st = os.fstat(fd)
         self._fd = fd
         self._ident = (st.st_dev, st.st_ino)
         self._restart()
-        return False
 
     def _drop_file(self) -> None:
         if self._fd >= 0:
@@ -260,7 +259,7 @@ class EventTail:
         for index, line in enumerate(chunk.lines):
             try:
                 events.append(validate(line))
-            except ValidationError:
+            except ValueError:  # ValidationError, whatever the line holds
                 failed.append(index)
         if failed:
             # Rare path: redo the batch in order, with the tolerant parser for the failures.

@@ -83,7 +83,7 @@ def test_invalid_event_lines_are_reported_with_their_numbers(documents: Path) ->
     result = caesar("protocol", "validate", str(log))
     assert result.returncode == 1
     assert "line 2: not JSON" in result.stderr
-    assert "line 6: status" in result.stderr
+    assert "line 6: tool_use.status" in result.stderr
     assert "line 7: protocol: unsupported protocol 'caesar.event/v7'" in result.stderr
 
 
