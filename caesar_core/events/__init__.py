@@ -1,7 +1,19 @@
-"""The live event log: one writer that owns ``seq``, and tails that follow the file."""
+"""The live event log: one writer that owns ``seq``, tails that follow the file, and the fold
+that turns events into what a person wants to see."""
 
 from __future__ import annotations
 
+from caesar_core.events.activity import (
+    Activity,
+    ActivityStatus,
+    ErrorInfo,
+    FileTouch,
+    FinishInfo,
+    PendingQuestion,
+    ProgressInfo,
+    ToolCall,
+)
+from caesar_core.events.fold import STALL_AFTER, ActivityFold
 from caesar_core.events.tail import (
     BadLine,
     EventBatch,
@@ -19,12 +31,22 @@ from caesar_core.events.writer import (
 )
 
 __all__ = [
+    "STALL_AFTER",
+    "Activity",
+    "ActivityFold",
+    "ActivityStatus",
     "BadLine",
+    "ErrorInfo",
     "EventBatch",
     "EventTail",
     "EventWriter",
+    "FileTouch",
+    "FinishInfo",
     "LineChunk",
     "LineTail",
+    "PendingQuestion",
+    "ProgressInfo",
+    "ToolCall",
     "encode_line",
     "format_at",
     "lock_path_for",

@@ -271,7 +271,7 @@ class EventWriter:
             # foreign partial line may still be completed by its writer.
             self._save(state, st, boundary)
             return events
-        os.write(self._log_fd, data)
+        _write_all(self._log_fd, data)
         end = os.lseek(self._log_fd, 0, os.SEEK_CUR)
         start = end - len(data)
         if start > st.st_size:
@@ -302,6 +302,15 @@ class EventWriter:
         raw = state.dump()
         os.pwrite(self._lock_fd, raw, 0)
         os.ftruncate(self._lock_fd, len(raw))
+
+
+def _write_all(fd: int, data: bytearray) -> None:
+    """One ``write`` in practice; the loop only covers the short write of a nearly full disk,
+    where finishing the line beats leaving half of it (we hold the lock, so no writer of ours
+    can slip in between)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:

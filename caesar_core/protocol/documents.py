@@ -15,7 +15,6 @@ from caesar_core.protocol.report import REPORT_ADAPTER, Report
 from caesar_core.protocol.task import TASK_ADAPTER, Task
 from caesar_core.protocol.versions import DocumentKind, UnsupportedProtocolError, kind_of_protocol
 
-
 _ADAPTERS: dict[DocumentKind, TypeAdapter[Any]] = {
     DocumentKind.TASK: TASK_ADAPTER,
     DocumentKind.REPORT: REPORT_ADAPTER,
@@ -105,8 +104,10 @@ def validate_file(path: Path) -> Validation:
     result = Validation(path, kind)
     if kind is None:
         result.problems.append(
-            Problem("cannot tell which document this is: no caesar protocol field, and the "
-                    "name is not task.json, report.json or *.jsonl")
+            Problem(
+                "cannot tell which document this is: no caesar protocol field, and the "
+                "name is not task.json, report.json or *.jsonl"
+            )
         )
         return result
     if kind is DocumentKind.EVENT and (path.name.endswith(".jsonl") or content.count(b"\n") > 1):

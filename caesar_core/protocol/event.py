@@ -183,6 +183,4 @@ EVENT_TYPES: tuple[str, ...] = (
 )
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
-EVENTS_ADAPTER: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
-"""Validates a whole batch of lines in one call; the tail's fast path."""
 PAYLOAD_ADAPTER: TypeAdapter[EventPayload] = TypeAdapter(EventPayload)

@@ -72,9 +72,7 @@ def _contains_null(value: Any) -> bool:
     return False
 
 
-def _refuse_unknown_version(
-    data: Any, kind: DocumentKind | None, cause: ValidationError
-) -> None:
+def _refuse_unknown_version(data: Any, kind: DocumentKind | None, cause: ValidationError) -> None:
     if not isinstance(data, dict) or "protocol" not in data:
         return
     found = data["protocol"]

@@ -62,7 +62,14 @@ class Stream:
         self.events.append(event)  # type: ignore[arg-type]
         return event
 
-    def tool(self, tool: str, status: ToolStatus, id: str = "", summary: str = "", **kw: Any) -> None:
+    def tool(
+        self,
+        tool: str,
+        status: ToolStatus,
+        id: str = "",  # noqa: A002 - the wire field's name
+        summary: str = "",
+        **kw: Any,
+    ) -> None:
         self(ToolUseEvent, tool=tool, id=id, input_summary=summary, status=status, **kw)
 
     def fold(self) -> ActivityFold:
@@ -372,7 +379,7 @@ def test_stall_after_thirty_seconds_of_silence(silent: int, stalled: bool) -> No
     assert fold.silence(now) == timedelta(seconds=silent)
     assert fold.stalled(now) is stalled
     assert fold.snapshot(now).stalled is stalled
-    assert STALL_AFTER == timedelta(seconds=30)
+    assert timedelta(seconds=30) == STALL_AFTER
 
 
 def test_a_finished_task_never_stalls() -> None:
@@ -440,7 +447,7 @@ def _any_event(s: Stream) -> st.SearchStrategy[None]:
     text = st.text(max_size=30)
     ids = st.sampled_from(["", "a", "b", "c"])
 
-    def emit(kind: int, a: str, b: str, tool: str, status: ToolStatus, flag: bool) -> None:
+    def emit(*, kind: int, a: str, b: str, tool: str, status: ToolStatus, flag: bool) -> None:
         match kind:
             case 0:
                 s(StartedEvent, agent=a)
@@ -465,12 +472,12 @@ def _any_event(s: Stream) -> st.SearchStrategy[None]:
 
     return st.builds(
         emit,
-        st.integers(0, 9),
-        text,
-        ids,
-        st.sampled_from(["Bash", "Read", ""]),
-        st.sampled_from(list(ToolStatus)),
-        st.booleans(),
+        kind=st.integers(0, 9),
+        a=text,
+        b=ids,
+        tool=st.sampled_from(["Bash", "Read", ""]),
+        status=st.sampled_from(list(ToolStatus)),
+        flag=st.booleans(),
     )
 
 
@@ -493,3 +500,14 @@ def test_folding_at_once_equals_folding_one_by_one(data: st.DataObject) -> None:
     assert "\n" not in a.headline and len(a.headline) <= HEADLINE_CAP
     assert len(a.running) <= MAX_OPEN_CALLS
     assert a.calls_failed <= a.calls_total
+
+
+def test_a_fatal_error_outranks_later_chatter() -> None:
+    s = Stream()
+    s(ErrorEvent, message="disk full", fatal=True)
+    s(ErrorEvent, message="retrying", fatal=False)
+    s(MessageEvent, text="hello")
+    a = s.snapshot()
+    assert a.headline == "error: disk full"
+    assert a.error is not None and a.error.message == "retrying"
+    assert a.errors == 2

@@ -32,8 +32,16 @@ def test_new_ids_are_well_formed_and_distinct() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "t_", "t_XYZ", "../t_" + "0" * 32, "t_" + "0" * 31 + "/", "t_" + "0" * 32 + "\x00",
-     "t_" + "0" * 33, "T_" + "0" * 32],
+    [
+        "",
+        "t_",
+        "t_XYZ",
+        "../t_" + "0" * 32,
+        "t_" + "0" * 31 + "/",
+        "t_" + "0" * 32 + "\x00",
+        "t_" + "0" * 33,
+        "T_" + "0" * 32,
+    ],
 )
 def test_malformed_task_ids_never_reach_a_path(store: TaskStore, bad: str) -> None:
     with pytest.raises(UsageError) as caught:
@@ -131,9 +139,7 @@ def test_concurrent_updates_from_two_processes_lose_nothing(store: TaskStore) ->
     record = make_record()
     store.create(record)
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", _APPENDER, str(store.root), record.id, "150", name]
-        )
+        subprocess.Popen([sys.executable, "-c", _APPENDER, str(store.root), record.id, "150", name])
         for name in ("a", "b")
     ]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
