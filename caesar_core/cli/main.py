@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from caesar_core import __version__
+from caesar_core.cli.demo import demo
 from caesar_core.cli.protocol import protocol
 from caesar_core.errors import CaesarError
 
@@ -32,6 +33,7 @@ def cli() -> None:
     and apply from one terminal."""
 
 
+cli.add_command(demo)
 cli.add_command(protocol)
 
 

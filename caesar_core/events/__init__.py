@@ -14,6 +14,7 @@ from caesar_core.events.activity import (
     ToolCall,
 )
 from caesar_core.events.fold import STALL_AFTER, ActivityFold
+from caesar_core.events.render import EventFormatter
 from caesar_core.events.tail import (
     BadLine,
     EventBatch,
@@ -38,6 +39,7 @@ __all__ = [
     "BadLine",
     "ErrorInfo",
     "EventBatch",
+    "EventFormatter",
     "EventTail",
     "EventWriter",
     "FileTouch",

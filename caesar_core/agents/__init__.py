@@ -1,0 +1,1 @@
+"""Agents caesar can delegate to, starting with the built-in demo agent."""

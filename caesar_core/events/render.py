@@ -1,0 +1,92 @@
+"""Events as plain one-line text, for ``caesar logs`` and ``caesar demo`` (no Rich here:
+the core prints for pipes and log files as readily as for terminals)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from caesar_core.protocol.event import (
+    AnswerEvent,
+    ErrorEvent,
+    Event,
+    FileChangedEvent,
+    FinishedEvent,
+    MessageEvent,
+    ProgressEvent,
+    QuestionEvent,
+    StartedEvent,
+    ThinkingEvent,
+    ToolStatus,
+    ToolUseEvent,
+)
+
+_WIDTH = 160
+_MARK = {ToolStatus.STARTED: "▸", ToolStatus.SUCCEEDED: "✓", ToolStatus.FAILED: "✗"}
+
+
+class EventFormatter:
+    """Formats events one at a time, remembering open calls to name and time their ends.
+
+    Claude's closing edge carries only the call id; the formatter borrows the tool's name and
+    summary from the opening, as the fold does, so the end line reads like the start line.
+    """
+
+    def __init__(self, width: int = _WIDTH) -> None:
+        self.width = width
+        self._open: dict[str, ToolUseEvent] = {}
+
+    def format(self, event: Event) -> str:
+        stamp = event.at.astimezone().strftime("%H:%M:%S")
+        return _clip(f"{stamp}  {self._body(event)}", self.width)
+
+    def _body(self, event: Event) -> str:
+        match event:
+            case StartedEvent():
+                return f"started   {event.agent}  {event.command}".rstrip()
+            case ThinkingEvent():
+                return f"thinking  {_flat(event.text)}"
+            case MessageEvent():
+                return f"said      {_flat(event.text)}"
+            case ToolUseEvent():
+                return self._tool(event)
+            case FileChangedEvent():
+                return f"file      {event.action.value} {event.path}"
+            case ProgressEvent():
+                pct = "" if event.pct is None else f" ({event.pct:.0f}%)"
+                return f"progress  {event.message}{pct}"
+            case QuestionEvent():
+                options = f"  [{' / '.join(event.options)}]" if event.options else ""
+                return f"question  {event.id}: {event.question}{options}"
+            case AnswerEvent():
+                return f"answer    {event.id}: {event.answer}"
+            case ErrorEvent():
+                return f"{'FATAL' if event.fatal else 'error'}     {event.message}"
+            case FinishedEvent():
+                code = "" if event.exit_code is None else f" (exit {event.exit_code})"
+                return f"finished  {event.status.value}{code}: {_flat(event.summary)}"
+        return event.type  # pragma: no cover - the union is exhaustive
+
+    def _tool(self, event: ToolUseEvent) -> str:
+        tool, summary, elapsed = event.tool, event.input_summary, ""
+        if event.status is ToolStatus.STARTED:
+            if event.id:
+                self._open[event.id] = event
+        else:
+            opening = self._open.pop(event.id, None) if event.id else None
+            if opening is not None:
+                tool = tool or opening.tool
+                summary = summary or opening.input_summary
+                elapsed = f"  {_seconds(opening.at, event.at)}"
+        return f"{_MARK[event.status]} {tool or 'tool':<8}{_flat(summary)}{elapsed}"
+
+
+def _seconds(start: datetime, end: datetime) -> str:
+    return f"{max(0.0, (end - start).total_seconds()):.1f}s"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,50 @@
+"""``caesar demo`` end to end: a real agent process, a real repository, a real store."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from caesar_core.events import read_events
+from caesar_core.protocol import read_report
+from caesar_core.store import TaskStatus, TaskStore
+from tests.cli.test_protocol_cli import caesar
+
+
+def test_demo_runs_the_demo_agent_to_a_valid_report(tmp_path: Path) -> None:
+    workspace = tmp_path / "demo"
+    result = caesar("demo", "--dir", str(workspace), "--delay", "0")
+    assert result.returncode == 0, result.stderr
+    assert "finished  success (exit 0)" in result.stdout
+
+    [record] = TaskStore(workspace).list().records
+    assert record.status is TaskStatus.SUCCEEDED and record.exit_code == 0
+    paths = TaskStore(workspace).paths(record.id)
+    report = read_report(paths.report)
+    assert [c.path for c in report.changes] == ["DEMO_NOTES.md"]
+    assert (workspace / "DEMO_NOTES.md").read_text().startswith("- Leave a note")
+
+    events, bad = read_events(paths.events)
+    assert not bad
+    assert [e.seq for e in events] == list(range(len(events)))
+    assert events[0].type == "started" and events[-1].type == "finished"
+    assert [e.type for e in events].count("finished") == 1
+    check = caesar(
+        "protocol", "validate", str(paths.task_file), str(paths.report), str(paths.events)
+    )
+    assert check.returncode == 0, check.stderr
+
+
+def test_the_demo_agent_refuses_to_run_outside_caesar(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "caesar_core.agents.demo"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "CAESAR_TASK_FILE" in result.stderr
