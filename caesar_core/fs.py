@@ -20,12 +20,7 @@ def atomic_write(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     The temporary file lives in the same directory so ``os.replace`` stays a rename on one
     filesystem; it is fsynced first so a crash cannot leave an empty file behind the new name.
     """
-    fd, tmp = _temp_beside(path, mode)
-    try:
-        _write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    tmp = _durable_temp(path, data, mode)
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -40,12 +35,7 @@ def create_exclusive(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     then hard-linked into place, so a reader never sees the new name with partial content,
     and two racing creators cannot both succeed (``link`` is ``O_EXCL`` for names).
     """
-    fd, tmp = _temp_beside(path, mode)
-    try:
-        _write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    tmp = _durable_temp(path, data, mode)
     try:
         os.link(tmp, path)
     finally:
@@ -57,11 +47,20 @@ def dump_json(value: Any) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def _temp_beside(path: Path, mode: int) -> tuple[int, str]:
+def _durable_temp(path: Path, data: bytes, mode: int) -> str:
+    """A fully written, fsynced temporary file beside ``path``, ready to be renamed or linked."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.fchmod(fd, mode)
-    return fd, tmp
+    try:
+        os.fchmod(fd, mode)
+        _write_all(fd, data)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(tmp)
+        raise
+    os.close(fd)
+    return tmp
 
 
 def _write_all(fd: int, data: bytes) -> None:
