@@ -22,7 +22,7 @@ def test_demo_runs_the_demo_agent_to_a_valid_report(tmp_path: Path) -> None:
     assert record.status is TaskStatus.SUCCEEDED and record.exit_code == 0
     paths = TaskStore(workspace).paths(record.id)
     report = read_report(paths.report)
-    assert [c.path for c in report.changes] == ["DEMO_NOTES.md"]
+    assert [c.path for c in report.changes] == ["README.md", "DEMO_NOTES.md"]
     assert (workspace / "DEMO_NOTES.md").read_text().startswith("- Leave a note")
 
     events, bad = read_events(paths.events)

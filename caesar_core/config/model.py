@@ -1,0 +1,350 @@
+"""The configuration as typed models: every key, its type, its default, its checks.
+
+Everything here is strict on purpose. A config file is written by hand and read by a program
+that launches other programs: a typo (``max_paralel``), a number in quotes or a relative
+path that escapes the repository must stop caesar with a located error, never be guessed at.
+So sections forbid unknown keys, scalars use pydantic's strict types (``"4"`` is not 4,
+``true`` is not 1), and each field's check lives next to the field.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import field
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from pydantic_core import PydanticCustomError
+from pydantic_core.core_schema import ValidationInfo
+
+from caesar_core.config.defaults import BUILTIN_ROLES, DEFAULT_ROLE_PROMPTS
+from caesar_core.config.durations import Duration
+from caesar_core.config.templates import TemplateError, check_template, render_template
+from caesar_core.protocol.task import Mode
+
+IsolationChoice = Literal["inplace", "worktree", "auto"]
+NetworkChoice = Literal["auto", "on", "off"]
+CwdMode = Literal["process", "flag"]
+Decision = Literal["allow", "deny", "block", "require_approval", "halt", "quarantine"]
+
+_IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+def _problem(kind: str, message: str) -> PydanticCustomError:
+    """A validation error whose text is ``message`` verbatim (braces and all)."""
+    return PydanticCustomError(kind, "{problem}", {"problem": message})
+
+
+def _identifier(value: str) -> str:
+    """Ids and role names become file names and CLI arguments: keep them plain."""
+    if not _IDENTIFIER.fullmatch(value):
+        raise _problem(
+            "identifier",
+            f"{value!r} is not a valid name: use lowercase letters, digits, '-' and '_', "
+            "starting with a letter or a digit",
+        )
+    return value
+
+
+def _env_name(value: str) -> str:
+    if not _ENV_NAME.fullmatch(value):
+        raise _problem("env_name", f"{value!r} is not an environment variable name")
+    return value
+
+
+def _repository_path(value: str) -> str:
+    """A path inside the repository that caesar may copy or link into a worktree.
+
+    Absolute paths and ``..`` would reach outside the repository; ``.git`` and ``.caesar``
+    are caesar's and git's own state, which a worktree must never share.
+    """
+    if not value:
+        raise _problem("repository_path", "an empty path names the whole repository")
+    if value.startswith("/") or "\\" in value:
+        raise _problem("repository_path", f"{value!r} must be relative to the repository root")
+    parts = PurePosixPath(value).parts
+    if ".." in parts:
+        raise _problem("repository_path", f"{value!r} must not go up with '..'")
+    normal = posixpath.normpath(value)
+    if normal != value:
+        raise _problem("repository_path", f"{value!r} is not normalized; write {normal!r}")
+    if parts[0] in (".git", ".caesar"):
+        raise _problem("repository_path", f"{value!r} is under {parts[0]}, which is never shared")
+    return value
+
+
+def _relative_file(value: str) -> str:
+    if not value or Path(value).is_absolute() or value.startswith("~"):
+        raise _problem("relative_file", f"{value!r} must be a path relative to .caesar/")
+    return value
+
+
+Identifier = Annotated[StrictStr, AfterValidator(_identifier)]
+NonEmpty = Annotated[StrictStr, Field(min_length=1)]
+RepositoryPath = Annotated[StrictStr, AfterValidator(_repository_path)]
+RelativeFile = Annotated[StrictStr, AfterValidator(_relative_file)]
+EnvName = Annotated[StrictStr, AfterValidator(_env_name)]
+TEN_MINUTES = Duration(600_000)
+
+
+def _no_duplicates(values: list[str]) -> list[str]:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            raise _problem("duplicate_item", f"lists {value!r} twice")
+        seen.add(value)
+    return values
+
+
+class Policy(BaseModel):
+    """``[policy]``: who may run, how many at once, and what a task gets when it does not say."""
+
+    model_config = _STRICT
+
+    allowed: list[Identifier] = Field(default_factory=list)
+    """Agents that may run; empty means every agent not denied."""
+    denied: list[Identifier] = Field(default_factory=list)
+    """Agents that may never run; denied wins over allowed."""
+    max_parallel: Annotated[StrictInt, Field(ge=1)] = 4
+    max_depth: Annotated[StrictInt, Field(ge=1)] = 2
+    default_mode: Mode = Mode.WRITE
+    default_isolation: IsolationChoice = "auto"
+    default_network: NetworkChoice = "auto"
+    default_timeout: Duration = TEN_MINUTES
+    allow_inplace_write: StrictBool = False
+
+    @property
+    def timeout_ms(self) -> int:
+        return self.default_timeout.ms
+
+    def permits(self, agent_id: str) -> tuple[bool, str]:
+        """Whether ``agent_id`` may run, and the rule that decided, for the refusal message."""
+        if agent_id in self.denied:
+            return False, f"policy.denied lists {agent_id!r}"
+        if not self.allowed:
+            return True, f"policy.allowed is empty and policy.denied does not list {agent_id!r}"
+        if agent_id in self.allowed:
+            return True, f"policy.allowed lists {agent_id!r}"
+        return False, (
+            f"policy.allowed does not list {agent_id!r} (it lists {', '.join(self.allowed)})"
+        )
+
+
+@pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class Worktree:
+    """``[worktree]``: what a fresh worktree needs that git does not carry.
+
+    A pydantic dataclass rather than a model because the key ``copy`` would shadow
+    ``BaseModel.copy``.
+    """
+
+    copy: list[RepositoryPath] = field(default_factory=list)
+    """Untracked files copied from the repository into the worktree (``.env``)."""
+    link: list[RepositoryPath] = field(default_factory=list)
+    """Paths symlinked rather than copied (``node_modules``: large, read-mostly)."""
+    setup: list[NonEmpty] = field(default_factory=list)
+    """Shell commands run in the worktree before the agent starts."""
+
+
+class Role(BaseModel):
+    """``[[role]]``: a named job, with agents in fallback order and the task's defaults."""
+
+    model_config = _STRICT
+
+    name: Identifier
+    purpose: StrictStr = ""
+    agents: Annotated[list[Identifier], Field(min_length=1)]
+    """Fallback order: the first agent installed and allowed by the policy runs."""
+    mode: Mode
+    isolation: IsolationChoice = "auto"
+    network: NetworkChoice = "auto"
+    timeout: Duration = TEN_MINUTES
+    system_prompt_file: RelativeFile | None = None
+    """Markdown prepended to the agent's prompt, relative to ``<root>/.caesar/``."""
+    model: NonEmpty | None = None
+
+    @field_validator("agents")
+    @classmethod
+    def _distinct_agents(cls, agents: list[str]) -> list[str]:
+        return _no_duplicates(agents)
+
+    @property
+    def timeout_ms(self) -> int:
+        return self.timeout.ms
+
+    def system_prompt_path(self, root: Path) -> Path | None:
+        return (
+            None if self.system_prompt_file is None else root / ".caesar" / self.system_prompt_file
+        )
+
+    def read_system_prompt(self, root: Path) -> str:
+        """The role's system prompt; a built-in role whose file is missing gets its default.
+
+        Built-in roles exist without ``caesar init``, so their prompt must not depend on the
+        file init writes; once the file exists, the user's edits win.
+        """
+        path = self.system_prompt_path(root)
+        if path is None:
+            return ""
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError:
+            default = f"roles/{self.name}.md"
+            if self.system_prompt_file == default and self.name in DEFAULT_ROLE_PROMPTS:
+                return DEFAULT_ROLE_PROMPTS[self.name]
+            return ""
+
+
+class AgentConfig(BaseModel):
+    """``[[agent]]``: any CLI as an agent, described by its command-line template."""
+
+    model_config = _STRICT
+
+    id: Identifier
+    bin: NonEmpty
+    """A command on PATH, or a path to the executable."""
+    args: StrictStr = "{{prompt}}"
+    display_name: NonEmpty | None = None
+    cwd_mode: CwdMode = "process"
+    """``process``: runs in the workspace; ``flag``: runs in the task directory and learns
+    the workspace from ``{{workspace}}`` in its args."""
+    native_read_only: StrictBool = False
+    """The CLI itself enforces read-only tasks (with ``read_only_args``)."""
+    read_only_args: StrictStr | None = None
+    """Template appended to the arguments of read-only tasks."""
+    network_args: StrictStr | None = None
+    """Template appended when the network must be cut."""
+    env: dict[EnvName, StrictStr] = Field(default_factory=dict)
+
+    @field_validator("args")
+    @classmethod
+    def _check_args(cls, args: str) -> str:
+        try:
+            check_template(args, require_prompt=True)
+        except TemplateError as exc:
+            raise _problem("template", str(exc)) from None
+        return args
+
+    @field_validator("read_only_args", "network_args")
+    @classmethod
+    def _check_extra_args(cls, template: str | None) -> str | None:
+        if template is not None:
+            try:
+                check_template(template, require_prompt=False)
+            except TemplateError as exc:
+                raise _problem("template", str(exc)) from None
+        return template
+
+    @field_validator("cwd_mode")
+    @classmethod
+    def _workspace_by_flag(cls, mode: CwdMode, info: ValidationInfo) -> CwdMode:
+        args = info.data.get("args")
+        if mode == "flag" and isinstance(args, str) and "{{workspace}}" not in args:
+            raise _problem(
+                "template",
+                'cwd_mode = "flag" runs the agent outside the workspace, so args must pass '
+                "{{workspace}}",
+            )
+        return mode
+
+    def render_args(self, values: Mapping[str, str | None]) -> list[str]:
+        """``args`` rendered for one task (see :func:`render_template` for missing values)."""
+        if values.get("prompt") is None:
+            raise ValueError("render_args needs the prompt: it is the task itself")
+        return render_template(self.args, values)
+
+    def render_template(self, template: str, values: Mapping[str, str | None]) -> list[str]:
+        """Any of this agent's templates (``read_only_args``, ``network_args``) rendered."""
+        return render_template(template, values)
+
+
+class BridgeRule(BaseModel):
+    """``[[bridge.rule]]``: what to do with an agent's tool call that matches."""
+
+    model_config = _STRICT
+
+    tool: NonEmpty
+    """Glob on the tool name (``Bash``, ``mcp__*``)."""
+    match: NonEmpty | None = None
+    """Glob on the call's input as text (a shell command, a path); absent matches any."""
+    decision: Decision
+    reason: StrictStr = ""
+
+    def matches(self, tool: str, subject: str | None = None) -> bool:
+        """Case-sensitive glob match; a rule with ``match`` needs a subject to apply."""
+        if not fnmatch.fnmatchcase(tool, self.tool):
+            return False
+        if self.match is None:
+            return True
+        return subject is not None and fnmatch.fnmatchcase(subject, self.match)
+
+
+class Bridge(BaseModel):
+    """``[bridge]``: approvals of agents' tool calls."""
+
+    model_config = _STRICT
+
+    approval_timeout: Duration = Duration(120_000)
+    on_approval_timeout: Literal["allow", "deny"] = "deny"
+    rules: list[BridgeRule] = Field(default_factory=list, alias="rule")
+
+    def first_match(self, tool: str, subject: str | None = None) -> BridgeRule | None:
+        """The first rule that matches the call, in file order, or None."""
+        return next((rule for rule in self.rules if rule.matches(tool, subject)), None)
+
+
+def builtin_roles() -> list[Role]:
+    return [Role.model_validate(role) for role in BUILTIN_ROLES]
+
+
+class Config(BaseModel):
+    """The effective configuration (or one layer of it, when validated on its own)."""
+
+    model_config = _STRICT
+
+    policy: Policy = Field(default_factory=Policy)
+    worktree: Worktree = Field(default_factory=Worktree)
+    models: dict[Identifier, NonEmpty] = Field(default_factory=dict)
+    """Model by agent id, for agents whose args use ``{{model}}``."""
+    roles: list[Role] = Field(default_factory=builtin_roles, alias="role")
+    agents: list[AgentConfig] = Field(default_factory=list, alias="agent")
+    bridge: Bridge = Field(default_factory=Bridge)
+
+    @model_validator(mode="after")
+    def _unique_entries(self) -> Config:
+        """Safety net for configs built in code; files get located errors from the loader."""
+        for kind, names in (
+            ("role", [role.name for role in self.roles]),
+            ("agent", [agent.id for agent in self.agents]),
+        ):
+            if len(set(names)) != len(names):
+                duplicate = next(name for name in names if names.count(name) > 1)
+                raise _problem("duplicate_entry", f"two [[{kind}]] entries are named {duplicate!r}")
+        return self
+
+    def role(self, name: str) -> Role | None:
+        return next((role for role in self.roles if role.name == name), None)
+
+    def agent(self, agent_id: str) -> AgentConfig | None:
+        return next((agent for agent in self.agents if agent.id == agent_id), None)
+
+    def model_for(self, agent_id: str, role: Role | None = None) -> str | None:
+        """The configured model: the role's own, else ``[models]`` for the agent, else None."""
+        return (role.model if role is not None else None) or self.models.get(agent_id)
