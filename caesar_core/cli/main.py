@@ -10,6 +10,9 @@ import click
 from caesar_core import __version__
 from caesar_core.cli.demo import demo
 from caesar_core.cli.protocol import protocol
+from caesar_core.cli.review import apply, diff, discard, gc
+from caesar_core.cli.setup import agents, doctor, init
+from caesar_core.cli.tasks import answer, cancel, logs, ps, run
 from caesar_core.errors import CaesarError
 
 
@@ -33,6 +36,8 @@ def cli() -> None:
     and apply from one terminal."""
 
 
+for command in (init, doctor, agents, run, ps, logs, cancel, answer, diff, apply, discard, gc):
+    cli.add_command(command)
 cli.add_command(demo)
 cli.add_command(protocol)
 

@@ -25,7 +25,7 @@ from caesar_core.store.ids import check_name
 
 
 class UnknownQuestionError(CaesarError):
-    exit_code = ExitCode.USAGE
+    exit_code = ExitCode.FAILURE
 
     def __init__(self, question_id: str) -> None:
         super().__init__(
@@ -35,7 +35,7 @@ class UnknownQuestionError(CaesarError):
 
 
 class AlreadyAnsweredError(CaesarError):
-    exit_code = ExitCode.USAGE
+    exit_code = ExitCode.FAILURE
 
     def __init__(self, answer: MailboxAnswer) -> None:
         super().__init__(

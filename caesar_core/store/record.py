@@ -81,10 +81,20 @@ class TaskRecord(ProtocolModel):
     changes_verified_by: VerifiedBy | None = None
     report_status: ReportStatus | None = None
     applied_at: AwareDatetime | None = None
+    discarded_at: AwareDatetime | None = None
+    """When its worktree and branch were removed (``caesar discard`` or ``caesar gc``)."""
     applied_digest: str | None = None
     """sha256 of the patch applied, so `caesar gc` can tell an applied worktree from new work."""
     ended_reason: str | None = None
     """Why the task ended as it did, in words (cancelled by whom, which deadline)."""
+    orchestrator_pid: int | None = None
+    """The caesar process that runs the task; when it is gone, the task is abandoned."""
+    orchestrator_host: str | None = None
+    start_snapshot: str | None = None
+    """In-place tasks in a repository: the tree of the workspace at start, diffed at the end."""
+    report_tier: str | None = None
+    """The tier the agent was asked to honor (channel, schema, file)."""
+    deadline_ms: int | None = None
 
     def age(self, now: datetime) -> float:
         """Seconds since creation."""

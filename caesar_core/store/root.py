@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from caesar_core.errors import UsageError
@@ -13,9 +14,9 @@ def find_root(explicit: Path | None = None, *, start: Path | None = None) -> Pat
     """The project root: ``explicit`` (``--root``), else the nearest ancestor of ``start``
     (the cwd) holding a ``.caesar/`` directory or a ``.git``, else ``start`` itself.
 
-    ``.git`` may be a file (a linked worktree or a submodule); it still marks a root, so an
-    agent working inside a worktree gets a store of its own rather than writing into its
-    parent's.
+    An agent that delegates (``caesar run`` inside a task) shares its parent's store: the
+    root is read back from ``CAESAR_TASK_DIR`` (``<root>/.caesar/tasks/<id>``), so the child
+    appears under its parent in ``caesar ps`` instead of in a store inside the worktree.
     """
     if explicit is not None:
         root = explicit.expanduser().resolve()
@@ -25,8 +26,22 @@ def find_root(explicit: Path | None = None, *, start: Path | None = None) -> Pat
                 "pass an existing project directory, or omit --root to use the current one",
             )
         return root
+    inherited = _parent_task_root()
+    if inherited is not None:
+        return inherited
     here = (start or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if (candidate / CAESAR_DIR).is_dir() or (candidate / ".git").exists():
             return candidate
     return here
+
+
+def _parent_task_root() -> Path | None:
+    task_dir = os.environ.get("CAESAR_TASK_DIR")
+    if not task_dir:
+        return None
+    path = Path(task_dir)
+    if path.parent.name != "tasks" or path.parent.parent.name != CAESAR_DIR:
+        return None
+    root = path.parent.parent.parent
+    return root.resolve() if (root / CAESAR_DIR).is_dir() else None

@@ -1,0 +1,149 @@
+"""What caesar needs to know about an agent CLI, and the seam adapters plug into.
+
+An adapter answers three questions: how to start the agent for a task (its command line),
+what it can do (capabilities drive isolation, network and report-tier decisions), and how to
+turn each line it prints into ``caesar.event/v1`` payloads. The runner knows nothing else
+about any agent, which is what makes providers interchangeable as seen from the main agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal, Protocol
+
+from caesar_core.protocol.event import EventPayload
+from caesar_core.protocol.report import Usage
+from caesar_core.protocol.task import Mode, Task
+from caesar_core.protocol.taskdir import TaskPaths
+
+ReportTier = Literal["channel", "schema", "file"]
+
+
+class NetworkControl(StrEnum):
+    """How far caesar can control an agent's network access."""
+
+    TOGGLE = "toggle"
+    """caesar can cut it off (the agent has a flag for it)."""
+    WRITE_ONLY = "write-only"
+    """Open only when the agent may write (codex: read-only sandbox means no network)."""
+    OPEN = "open"
+    """Always on; caesar cannot cut it."""
+    UNKNOWN = "unknown"
+
+
+class McpInjection(StrEnum):
+    FLAG = "flag"
+    PROJECT_CONFIG = "project-config"
+    SETTINGS = "settings"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    json_events: bool = False
+    output_schema: bool = False
+    final_message_file: bool = False
+    native_read_only: bool = False
+    network: NetworkControl = NetworkControl.UNKNOWN
+    mcp: McpInjection = McpInjection.NONE
+    model: bool = False
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Everything an adapter may put on the command line for one task."""
+
+    task: Task
+    paths: TaskPaths
+    prompt: str
+    tier: ReportTier
+    model: str | None = None
+    network_off: bool = False
+    extra_args: Sequence[str] = ()
+    channel_command: Sequence[str] = ()
+    """How to start the task's MCP channel server, when the task has one."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A process to start: argv, working directory, extra environment."""
+
+    argv: list[str]
+    cwd: Path
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+class Translator(Protocol):
+    """Turns an agent's stdout, one line at a time, into event payloads."""
+
+    def feed(self, line: str) -> list[EventPayload]: ...
+
+    @property
+    def final_text(self) -> str | None:
+        """The agent's last message, the degraded tier's first place to look."""
+        ...
+
+    @property
+    def usage(self) -> Usage | None: ...
+
+
+class Adapter(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+    @property
+    def bin(self) -> str:
+        """The executable, by name (looked up on PATH) or by path."""
+        ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    def launch(self, invocation: Invocation) -> Launch: ...
+
+    def translator(self) -> Translator: ...
+
+    def preferred_tier(self, channel: bool) -> ReportTier: ...
+
+
+class SilentTranslator:
+    """For agents that print no structured stream: every line is just output.
+
+    The last non-empty line is kept as the agent's final text, so the degraded tier can still
+    find a report the agent printed.
+    """
+
+    def __init__(self) -> None:
+        self._last: str | None = None
+
+    def feed(self, line: str) -> list[EventPayload]:
+        if line.strip():
+            self._last = line.rstrip("\n")
+        return []
+
+    @property
+    def final_text(self) -> str | None:
+        return self._last
+
+    @property
+    def usage(self) -> Usage | None:
+        return None
+
+
+def default_tier(capabilities: Capabilities, channel: bool) -> ReportTier:
+    """The best tier an agent can honor: channel, then native schema, then the file."""
+    if channel and capabilities.mcp is not McpInjection.NONE:
+        return "channel"
+    if capabilities.output_schema:
+        return "schema"
+    return "file"
+
+
+def read_only(task: Task) -> bool:
+    return task.mode is Mode.READ_ONLY

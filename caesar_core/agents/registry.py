@@ -1,0 +1,145 @@
+"""The agents caesar knows: built-in adapters, then every ``[[agent]]`` of the configuration.
+
+An ``[[agent]]`` whose id matches a built-in replaces it, so a user can point ``codex`` at a
+wrapper script without waiting for a release.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from caesar_core.agents.base import (
+    Adapter,
+    Capabilities,
+    Invocation,
+    Launch,
+    NetworkControl,
+    ReportTier,
+    SilentTranslator,
+    Translator,
+    default_tier,
+    read_only,
+)
+from caesar_core.config import AgentConfig, Config
+
+VERSION_TIMEOUT_S = 3.0
+
+
+class DemoAdapter:
+    """The built-in demo agent: no model, no key, follows the contract like an outside agent."""
+
+    id = "demo"
+    display_name = "caesar demo agent"
+    bin = sys.executable
+    capabilities = Capabilities(native_read_only=True, network=NetworkControl.TOGGLE)
+
+    def launch(self, invocation: Invocation) -> Launch:
+        argv = [self.bin, "-m", "caesar_core.agents.demo", *invocation.extra_args]
+        return Launch(argv, Path(invocation.task.workspace))
+
+    def translator(self) -> Translator:
+        return SilentTranslator()
+
+    def preferred_tier(self, channel: bool) -> ReportTier:
+        return "file"
+
+
+@dataclass(frozen=True)
+class GenericAdapter:
+    """Any CLI declared with ``[[agent]]``: its args template, its working directory rule."""
+
+    config: AgentConfig
+
+    @property
+    def id(self) -> str:
+        return self.config.id
+
+    @property
+    def display_name(self) -> str:
+        return self.config.display_name or self.config.id
+
+    @property
+    def bin(self) -> str:
+        return self.config.bin
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            native_read_only=self.config.native_read_only,
+            network=NetworkControl.TOGGLE if self.config.network_args else NetworkControl.UNKNOWN,
+            model="{{model}}" in self.config.args,
+        )
+
+    def launch(self, invocation: Invocation) -> Launch:
+        task, paths = invocation.task, invocation.paths
+        values: dict[str, str | None] = {
+            "prompt": invocation.prompt,
+            "workspace": task.workspace,
+            "taskDir": str(paths.root),
+            "reportPath": str(paths.report),
+            "model": invocation.model,
+        }
+        argv = [self.config.bin, *self.config.render_args(values)]
+        if read_only(task) and self.config.read_only_args:
+            argv += self.config.render_template(self.config.read_only_args, values)
+        if invocation.network_off and self.config.network_args:
+            argv += self.config.render_template(self.config.network_args, values)
+        argv += list(invocation.extra_args)
+        cwd = Path(task.workspace) if self.config.cwd_mode == "process" else paths.root
+        return Launch(argv, cwd, dict(self.config.env))
+
+    def translator(self) -> Translator:
+        return SilentTranslator()
+
+    def preferred_tier(self, channel: bool) -> ReportTier:
+        return default_tier(self.capabilities, channel)
+
+
+BUILTIN: tuple[Adapter, ...] = (DemoAdapter(),)
+
+
+def catalogue(config: Config) -> dict[str, Adapter]:
+    """Every known agent by id: built-ins first, then ``[[agent]]`` entries (which win)."""
+    agents: dict[str, Adapter] = {adapter.id: adapter for adapter in BUILTIN}
+    for entry in config.agents:
+        agents[entry.id] = GenericAdapter(entry)
+    return agents
+
+
+def resolve_binary(executable: str, env: Mapping[str, str] | None = None) -> Path | None:
+    """Where an agent's executable is, or None when it is not installed."""
+    if os.sep in executable:
+        path = Path(executable).expanduser()
+        return path if path.is_file() and os.access(path, os.X_OK) else None
+    found = shutil.which(executable, path=(env or os.environ).get("PATH"))
+    return Path(found) if found else None
+
+
+def probe_version(adapter: Adapter, timeout: float = VERSION_TIMEOUT_S) -> str | None:
+    """``<bin> --version``'s first line, or None if it cannot say within ``timeout``."""
+    if isinstance(adapter, DemoAdapter):
+        from caesar_core import __version__
+
+        return f"caesar {__version__}"
+    binary = resolve_binary(adapter.bin)
+    if binary is None:
+        return None
+    try:
+        done = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = (done.stdout or done.stderr).strip().splitlines()
+    return lines[0].strip() if lines else None

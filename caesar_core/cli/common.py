@@ -1,0 +1,69 @@
+"""What every project command shares: ``--root``, ``--json``, and how results are printed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Project:
+    """The project a command works on, found once per invocation."""
+
+    root: Path
+    as_json: bool
+
+    @property
+    def store(self) -> Any:
+        from caesar_core.store import TaskStore
+
+        return TaskStore(self.root)
+
+    def config(self) -> Any:
+        from caesar_core.config import load_config
+
+        return load_config(self.root)
+
+
+def project_options(command: F) -> F:
+    """``--root DIR`` and ``--json`` on a command; the function receives ``project``."""
+
+    def resolve(ctx: click.Context, _: click.Parameter, value: Path | None) -> Path:
+        from caesar_core.store import find_root
+
+        return find_root(value)
+
+    command = click.option(
+        "--json", "as_json", is_flag=True, help="Machine output: JSON on stdout, nothing else."
+    )(command)
+    return click.option(
+        "--root",
+        type=click.Path(path_type=Path),
+        callback=resolve,
+        help="Project root (default: nearest directory with .caesar/ or .git, else the cwd).",
+    )(command)
+
+
+def project_of(root: Path, as_json: bool) -> Project:
+    return Project(root, as_json)
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def table(rows: list[list[str]], headers: list[str]) -> None:
+    """A plain aligned table: readable in a terminal, greppable in a pipe."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+    click.echo("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
+    for row in rows:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())

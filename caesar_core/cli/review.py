@@ -1,0 +1,139 @@
+"""Reviewing a task's work: ``diff``, ``apply``, ``discard``, ``gc``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from caesar_core.cli.common import emit_json, project_options, table
+from caesar_core.errors import ExitCode
+
+
+@click.command()
+@click.argument("task_id")
+@click.option("--stat", is_flag=True, help="Files with their +/- counts, not the patch.")
+@project_options
+def diff(task_id: str, stat: bool, root: Path, as_json: bool) -> None:
+    """Show what a task changed, against the commit it started from (never HEAD)."""
+    from caesar_core.runner.worktrees import task_diff
+    from caesar_core.store import TaskStore
+
+    record = TaskStore(root).get(task_id)
+    changes = task_diff(record, with_patch=not stat or as_json)
+    if as_json:
+        emit_json(
+            {
+                "task_id": task_id,
+                "files": [
+                    {
+                        "path": f.path,
+                        "action": f.action,
+                        "old_path": f.old_path,
+                        "additions": f.additions,
+                        "deletions": f.deletions,
+                        "binary": f.binary,
+                    }
+                    for f in (changes.files if changes else [])
+                ],
+                "is_empty": changes.is_empty if changes else True,
+                "patch": changes.patch if changes else "",
+            }
+        )
+        return
+    if changes is None:
+        click.echo(f"{task_id} ran outside git: no diff to show (see its report's changes)")
+        return
+    if changes.is_empty:
+        click.echo("no changes")
+        return
+    if stat:
+        for f in changes.files:
+            moved = f" (from {f.old_path})" if f.old_path else ""
+            click.echo(f"{f.action:<9} {f.path}{moved}  +{f.additions} -{f.deletions}")
+        return
+    click.echo(changes.patch, nl=False)
+
+
+@click.command()
+@click.argument("task_id")
+@click.option(
+    "--path", "paths", multiple=True, help="Apply only this path (repeatable; prefixes work)."
+)
+@project_options
+def apply(task_id: str, paths: tuple[str, ...], root: Path, as_json: bool) -> None:
+    """Apply a task's changes to your working tree: three-way, never committed.
+
+    Refuses to touch files you changed yourself; on a conflict nothing is written.
+    """
+    from caesar_core.runner.worktrees import apply as apply_task
+    from caesar_core.store import TaskStore
+
+    store = TaskStore(root)
+    result = apply_task(store, store.get(task_id), list(paths) or None)
+    if as_json:
+        emit_json(
+            {
+                "task_id": task_id,
+                "applied": result.applied,
+                "files": result.files,
+                "conflicts": result.conflicts,
+                "digest": result.digest,
+            }
+        )
+    elif result.applied and not result.files:
+        click.echo("nothing to apply: the task changed nothing")
+    elif result.applied:
+        click.echo(f"applied {len(result.files)} file(s) to your working tree (not committed):")
+        for path in result.files:
+            click.echo(f"  {path}")
+    else:
+        click.echo(
+            "not applied: these files conflict with your tree (nothing was written):", err=True
+        )
+        for path in result.conflicts:
+            click.echo(f"  {path}", err=True)
+    if not result.applied:
+        raise SystemExit(int(ExitCode.FAILURE))
+
+
+@click.command()
+@click.argument("task_id")
+@click.option("--force", is_flag=True, help="Discard even changes that were never applied.")
+@project_options
+def discard(task_id: str, force: bool, root: Path, as_json: bool) -> None:
+    """Remove a task's worktree and branch."""
+    from caesar_core.runner.worktrees import discard as discard_task
+    from caesar_core.store import TaskStore
+
+    store = TaskStore(root)
+    discard_task(store, store.get(task_id), force=force)
+    if as_json:
+        emit_json({"task_id": task_id, "discarded": True})
+    else:
+        click.echo(f"discarded the worktree and branch of {task_id}")
+
+
+@click.command()
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+@click.option("--force", is_flag=True, help="Remove worktrees even with unapplied work.")
+@project_options
+def gc(dry_run: bool, force: bool, root: Path, as_json: bool) -> None:
+    """Remove the worktrees of ended tasks; work never applied is kept unless --force."""
+    from caesar_core.runner.sweep import sweep
+    from caesar_core.runner.worktrees import gc as collect
+    from caesar_core.store import TaskStore
+
+    store = TaskStore(root)
+    sweep(store)
+    decisions = collect(store, dry_run=dry_run, force=force)
+    if as_json:
+        emit_json([d.__dict__ for d in decisions])
+        return
+    if not decisions:
+        click.echo("no worktrees to collect")
+        return
+    table(
+        [[d.decision, d.task_id or "-", d.reason, d.path] for d in decisions],
+        ["DECISION", "TASK", "WHY", "PATH"],
+    )

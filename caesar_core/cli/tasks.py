@@ -1,0 +1,419 @@
+"""The task commands: ``run``, ``ps``, ``logs``, ``cancel``, ``answer``."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from caesar_core.cli.common import emit_json, project_options, table
+from caesar_core.errors import ExitCode
+
+if TYPE_CHECKING:
+    from caesar_core.events import EventFormatter, EventTail
+    from caesar_core.runner.engine import Outcome, Prepared, Runner
+    from caesar_core.store import TaskRecord
+
+
+@click.command(context_settings={"ignore_unknown_options": False})
+@click.argument("objective")
+@click.argument("extra", nargs=-1, type=click.UNPROCESSED)
+@click.option("--agent", help="The agent to delegate to (see `caesar agents list`).")
+@click.option("--role", help="A role from the configuration; picks the first usable agent.")
+@click.option("--mode", type=click.Choice(["read-only", "write"]))
+@click.option("--isolation", type=click.Choice(["inplace", "worktree", "auto"]))
+@click.option("--network", type=click.Choice(["auto", "on", "off"]))
+@click.option("--timeout", help="Deadline, e.g. 90s, 10m, 1h (default: the policy's).")
+@click.option("--model", help="The model the agent should use, when it can be told.")
+@click.option("--context", help="Context for the agent: text, or @FILE to read it from a file.")
+@click.option("--channel", is_flag=True, help="Offer the agent the MCP return channel.")
+@project_options
+def run(
+    objective: str,
+    extra: tuple[str, ...],
+    agent: str | None,
+    role: str | None,
+    mode: str | None,
+    isolation: str | None,
+    network: str | None,
+    timeout: str | None,
+    model: str | None,
+    context: str | None,
+    channel: bool,
+    root: Path,
+    as_json: bool,
+) -> None:
+    """Delegate OBJECTIVE to an agent and follow it to its report.
+
+    Arguments after `--` are passed to the agent's command line as they are. Exits 0 only when
+    the agent's process succeeded and its report says success.
+    """
+    from caesar_core.config import DurationError, load_config, parse_duration
+    from caesar_core.protocol.task import Mode
+    from caesar_core.runner.delegation import Request
+    from caesar_core.runner.engine import Runner, StartFailed
+
+    if extra and "--" not in sys.argv:
+        raise click.UsageError(
+            f"unexpected argument {extra[0]!r}: arguments for the agent go after `--`"
+        )
+    try:
+        timeout_ms = parse_duration(timeout) if timeout else None
+    except DurationError as error:
+        raise click.BadParameter(str(error), param_hint="--timeout") from None
+    request = Request(
+        objective=objective,
+        agent=agent,
+        role=role,
+        mode=Mode(mode) if mode else None,
+        isolation=isolation,  # type: ignore[arg-type]
+        network=network,  # type: ignore[arg-type]
+        timeout_ms=timeout_ms,
+        model=model,
+        context=_context(context),
+        channel=channel,
+        extra_args=extra,
+    )
+    runner = Runner(root, load_config(root))
+    workspace = _workspace(root)
+    try:
+        prepared = runner.prepare(request, workspace)
+    except StartFailed as failed:
+        if as_json:
+            emit_json(_outcome_json(failed.outcome))
+        else:
+            _print_outcome(failed.outcome)
+            if failed.outcome.report.details:
+                click.echo(failed.outcome.report.details.rstrip())
+        raise SystemExit(int(ExitCode.FAILURE)) from None
+    task_id = prepared.task.id
+    if not as_json:
+        click.echo(
+            f"task {task_id}  {prepared.plan.adapter.id}  {prepared.plan.isolation.value}"
+            f"  {prepared.plan.mode.value}"
+        )
+        for finding in prepared.findings:
+            click.echo(f"  note: {finding.title}: {finding.detail}")
+
+    outcome = _execute_live(runner, prepared, as_json)
+    ok = outcome.record.status.value == "succeeded" and outcome.report.status.value == "success"
+    if as_json:
+        emit_json(_outcome_json(outcome))
+    else:
+        _print_outcome(outcome)
+    if not ok:
+        raise SystemExit(int(ExitCode.FAILURE))
+
+
+def _execute_live(runner: Runner, prepared: Prepared, as_json: bool) -> Outcome:
+    """Run the task on a worker thread while this one prints its events as they land.
+
+    Ctrl-C asks the runner to stop the agent (SIGTERM, then SIGKILL after the grace period)
+    and still waits for the task to conclude, so an interrupted run leaves a report.
+    """
+    task_id = prepared.task.id
+    interrupted = threading.Event()
+    finished = threading.Event()
+    result: dict[str, Any] = {}
+
+    def waiting(holders: list[Any]) -> None:
+        if not as_json:
+            names = ", ".join(h.label for h in holders) or "other tasks"
+            click.echo(f"  waiting for a free slot (max_parallel): held by {names}", err=True)
+
+    def work() -> None:
+        try:
+            result["outcome"] = runner.execute(
+                prepared, on_wait=waiting, interrupted=interrupted.is_set
+            )
+        except BaseException as error:  # reported on the main thread
+            result["error"] = error
+        finally:
+            finished.set()
+
+    worker = threading.Thread(target=work, name=f"caesar-run-{task_id}")
+    worker.start()
+    try:
+        if as_json:
+            finished.wait()
+        else:
+            _follow_until(prepared.paths.root, prepared.paths.events, finished)
+    except KeyboardInterrupt:
+        interrupted.set()
+        if not as_json:
+            click.echo("\ninterrupted: stopping the agent…", err=True)
+        finished.wait()
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    outcome: Outcome = result["outcome"]
+    return outcome
+
+
+def _context(value: str | None) -> str:
+    if not value:
+        return ""
+    if value.startswith("@"):
+        path = Path(value[1:]).expanduser()
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise click.BadParameter(
+                f"cannot read {path}: {error.strerror}", param_hint="--context"
+            ) from None
+    return value
+
+
+def _workspace(root: Path) -> Path:
+    """The cwd when it lies inside the project, else the project root."""
+    here = Path.cwd().resolve()
+    return here if here == root or root in here.parents else root
+
+
+def _follow_until(task_dir: Path, events: Path, done: threading.Event) -> None:
+    from watchfiles import watch
+
+    from caesar_core.events import EventFormatter, EventTail
+
+    formatter = EventFormatter()
+    with EventTail(events) as tail:
+        for _ in watch(
+            task_dir,
+            debounce=50,
+            rust_timeout=250,
+            yield_on_timeout=True,
+            recursive=False,
+            stop_event=done,
+        ):
+            _print_batch(tail, formatter)
+        _print_batch(tail, formatter)
+
+
+def _print_batch(tail: EventTail, formatter: EventFormatter) -> None:
+    batch = tail.read()
+    for event in batch.events:
+        click.echo(formatter.format(event))
+    for bad in batch.bad:
+        click.echo(f"  (events line {bad.line} skipped: {bad.reason})", err=True)
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    record, diff = outcome.record, outcome.diff
+    return {
+        "task_id": record.id,
+        "status": record.status.value,
+        "report": outcome.report.to_json_dict(),
+        "report_source": record.report_source.value if record.report_source else None,
+        "changes_verified_by": (
+            record.changes_verified_by.value if record.changes_verified_by else None
+        ),
+        "diff": {
+            "files": [f.path for f in diff.files] if diff else [],
+            "is_empty": diff.is_empty if diff else True,
+        },
+    }
+
+
+def _print_outcome(outcome: Outcome) -> None:
+    record, report = outcome.record, outcome.report
+    source = record.report_source.value if record.report_source else "?"
+    click.echo(
+        f"\ntask {record.id}: {record.status.value} (report {report.status.value} via {source})"
+    )
+    click.echo(f"  {report.summary}")
+    if outcome.diff is not None:
+        if outcome.diff.files:
+            click.echo("files changed (according to git):")
+            for file in outcome.diff.files:
+                moved = f" (from {file.old_path})" if file.old_path else ""
+                click.echo(
+                    f"  {file.action:<9} {file.path}{moved}  +{file.additions} -{file.deletions}"
+                )
+        else:
+            click.echo("no files changed (according to git)")
+    elif report.changes:
+        click.echo("files changed (as declared; no git to check):")
+        for change in report.changes:
+            click.echo(f"  {change.action.value:<9} {change.path}")
+    for finding in report.findings:
+        click.echo(f"  [{finding.severity.value}] {finding.title}: {finding.detail}".rstrip(": "))
+    if record.worktree_path and outcome.diff is not None and outcome.diff.files:
+        click.echo(f"review: caesar diff {record.id}   apply: caesar apply {record.id}")
+
+
+@click.command()
+@click.option("--all", "show_all", is_flag=True, help="Every task, not only the recent ones.")
+@click.option(
+    "--status",
+    "statuses",
+    help="Only these statuses, comma separated (pending, running, succeeded, failed, "
+    "cancelled, timed_out).",
+)
+@project_options
+def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
+    """List tasks as a delegation tree: active ones, then the 10 most recent that ended."""
+    from caesar_core.runner.sweep import sweep
+    from caesar_core.store import TaskStatus, TaskStore, build_tree, pending_questions, walk_tree
+
+    store = TaskStore(root)
+    sweep(store)
+    listing = store.list()
+    records = listing.records
+    if statuses:
+        wanted = {s.strip() for s in statuses.split(",") if s.strip()}
+        unknown = wanted - {s.value for s in TaskStatus}
+        if unknown:
+            raise click.BadParameter(
+                f"unknown status {', '.join(sorted(unknown))}", param_hint="--status"
+            )
+        records = [r for r in records if r.status.value in wanted]
+    elif not show_all:
+        ended = [r for r in records if r.status.terminal][-10:]
+        keep = {r.id for r in ended} | {r.id for r in records if not r.status.terminal}
+        records = [r for r in records if r.id in keep]
+    questions = {
+        r.id: pending_questions(store.paths(r.id)) for r in records if not r.status.terminal
+    }
+    if as_json:
+        emit_json(
+            [
+                {
+                    **r.to_json_dict(),
+                    "pending_questions": [q.to_json_dict() for q in questions.get(r.id, [])],
+                }
+                for r in records
+            ]
+        )
+        return
+    for path, problem in listing.problems:
+        click.echo(f"caesar: skipped {path}: {problem}", err=True)
+    if not records:
+        click.echo("no tasks yet: start one with `caesar run OBJECTIVE --agent demo`")
+        return
+    now = datetime.now(UTC)
+    rows = []
+    for level, record in walk_tree(build_tree(records)):
+        waiting = questions.get(record.id)
+        rows.append(
+            [
+                "  " * level + record.id,
+                record.agent + (f"/{record.role}" if record.role else ""),
+                record.status.value + (" ?" if waiting else ""),
+                record.report_status.value if record.report_status else "-",
+                f"{record.isolation.value}/{record.mode.value}",
+                _age(record, now),
+                _clip(record.objective, 48),
+            ]
+        )
+    table(rows, ["TASK", "AGENT", "STATUS", "REPORT", "WHERE", "AGE", "OBJECTIVE"])
+
+
+def _age(record: TaskRecord, now: datetime) -> str:
+    seconds = int(record.age(now))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def _clip(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@click.command()
+@click.argument("task_id")
+@click.option("--follow", "-f", is_flag=True, help="Keep printing until the task ends.")
+@click.option("--raw", is_flag=True, help="The agent's raw output (raw.log), not its events.")
+@project_options
+def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> None:
+    """Print a task's events (or raw output), optionally following it live."""
+    from caesar_core.events import EventFormatter, EventTail, LineTail
+    from caesar_core.store import TaskStore
+
+    store = TaskStore(root)
+    store.get(task_id)
+    paths = store.paths(task_id)
+    formatter = EventFormatter()
+
+    def flush_events(tail: EventTail) -> None:
+        batch = tail.read()
+        for event in batch.events:
+            if as_json:
+                click.echo(event.model_dump_json(exclude_none=True))
+            else:
+                click.echo(formatter.format(event))
+        for bad in batch.bad:
+            click.echo(f"caesar: events line {bad.line} skipped: {bad.reason}", err=True)
+
+    def flush_raw(tail: LineTail) -> None:
+        for line in tail.read().lines:
+            click.echo(line.decode("utf-8", errors="replace"))
+
+    with EventTail(paths.events) as events, LineTail(paths.raw_log) as lines:
+
+        def flush() -> None:
+            if raw:
+                flush_raw(lines)
+            else:
+                flush_events(events)
+
+        flush()
+        if not follow:
+            return
+        from watchfiles import watch
+
+        stop = threading.Event()
+        try:
+            for _ in watch(
+                paths.root,
+                debounce=50,
+                rust_timeout=500,
+                yield_on_timeout=True,
+                recursive=False,
+                stop_event=stop,
+            ):
+                flush()
+                if store.get(task_id).status.terminal:
+                    flush()
+                    stop.set()
+        except KeyboardInterrupt:
+            return
+
+
+@click.command()
+@click.argument("task_id")
+@project_options
+def cancel(task_id: str, root: Path, as_json: bool) -> None:
+    """Cancel a task from any terminal: its agent is stopped, its status is `cancelled`."""
+    from caesar_core.runner.control import cancel as cancel_task
+    from caesar_core.store import TaskStore
+
+    record, cancelled = cancel_task(TaskStore(root), task_id)
+    if as_json:
+        emit_json({"task_id": task_id, "cancelled": cancelled, "status": record.status.value})
+    elif cancelled:
+        click.echo(f"cancelled {task_id}")
+    else:
+        click.echo(f"{task_id} had already ended: {record.status.value}; nothing to cancel")
+
+
+@click.command()
+@click.argument("task_id")
+@click.argument("question_id")
+@click.argument("answer_text", metavar="ANSWER")
+@project_options
+def answer(task_id: str, question_id: str, answer_text: str, root: Path, as_json: bool) -> None:
+    """Answer a task's pending question (as shown by `caesar ps` and `caesar watch`)."""
+    from caesar_core.runner.control import answer as answer_question
+    from caesar_core.store import TaskStore
+
+    reply = answer_question(TaskStore(root), task_id, question_id, answer_text, by="cli")
+    if as_json:
+        emit_json({"answered": True, **reply.to_json_dict()})
+    else:
+        click.echo(f"answered {question_id} of {task_id}: {answer_text}")

@@ -1,0 +1,58 @@
+"""The git layer: worktrees for tasks, reconciliation of what they changed, and apply.
+
+All of it runs on pygit2 (libgit2), never the ``git`` program. Modules, one job each:
+``repo`` (opening repositories, ``GitError``), ``worktree`` (create, remove, list),
+``checkout`` (filling a new worktree fast), ``content`` (the tree of a working directory's
+content, built without touching its index), ``diff`` (changes since a base commit or a
+snapshot), ``apply`` (three-way merge into the main working tree).
+"""
+
+from __future__ import annotations
+
+from caesar_core.git.apply import ApplyResult, apply_changes, unapplied_work
+from caesar_core.git.diff import (
+    FileChange,
+    Snapshot,
+    TreeDiff,
+    changes_between,
+    changes_since,
+    patch_digest,
+    snapshot,
+)
+from caesar_core.git.repo import (
+    GitError,
+    LocalChangesError,
+    find_repository,
+    head_commit,
+    is_ignored,
+)
+from caesar_core.git.worktree import (
+    WorktreeInfo,
+    branch_name,
+    create_worktree,
+    list_worktrees,
+    remove_worktree,
+)
+
+__all__ = [
+    "ApplyResult",
+    "FileChange",
+    "GitError",
+    "LocalChangesError",
+    "Snapshot",
+    "TreeDiff",
+    "WorktreeInfo",
+    "apply_changes",
+    "branch_name",
+    "changes_between",
+    "changes_since",
+    "create_worktree",
+    "find_repository",
+    "head_commit",
+    "is_ignored",
+    "list_worktrees",
+    "patch_digest",
+    "remove_worktree",
+    "snapshot",
+    "unapplied_work",
+]

@@ -1,0 +1,240 @@
+"""Reconciliation: what a task changed, as git sees it, whatever the agent says.
+
+The base is always a fixed point recorded when the task started -- the commit its worktree
+was created at (``changes_since``), or a snapshot tree of an in-place working directory
+(``changes_between``) -- never HEAD: an agent that commits its work moves HEAD, and a diff
+against HEAD would then report nothing. The other side is the working directory's content
+(see ``content.py``), so committed, staged, unstaged and untracked work all count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import DeltaStatus, DiffFind
+
+from caesar_core.git.content import as_tree, content_tree, exclusions, tree_diff
+from caesar_core.git.repo import (
+    CAESAR_DIR,
+    GitError,
+    normalize_rel,
+    open_repository,
+    resolve_commit,
+    under_any,
+    workdir_of,
+)
+from caesar_core.protocol.report import ChangeAction
+
+_ACTIONS = {
+    DeltaStatus.ADDED: ChangeAction.CREATED,
+    DeltaStatus.COPIED: ChangeAction.CREATED,
+    DeltaStatus.DELETED: ChangeAction.DELETED,
+    DeltaStatus.MODIFIED: ChangeAction.MODIFIED,
+    DeltaStatus.TYPECHANGE: ChangeAction.MODIFIED,
+    DeltaStatus.RENAMED: ChangeAction.RENAMED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file that differs; ``old_path`` is set for renames only."""
+
+    path: str
+    action: ChangeAction
+    old_path: str | None = None
+    additions: int = 0
+    deletions: int = 0
+    binary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TreeDiff:
+    """Everything that differs between a base and a working directory.
+
+    ``base`` is the commit SHA (``changes_since``) or snapshot tree SHA (``changes_between``)
+    compared against; ``tree`` is the tree SHA of the compared content (exclusions and
+    ``paths`` applied), which is what ``apply_changes`` merges. ``patch`` is filled only when
+    asked for.
+    """
+
+    base: str
+    tree: str
+    files: list[FileChange] = field(default_factory=list)
+    patch: str = ""
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.files
+
+    @property
+    def paths(self) -> list[str]:
+        """Every path touched, renames counted at both ends."""
+        touched = {change.path for change in self.files}
+        touched.update(change.old_path for change in self.files if change.old_path)
+        return sorted(touched)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The content of an in-place task's working directory when the task started.
+
+    ``tree`` is a tree SHA in the repository's object store. Nothing references it, so
+    ``git gc`` may prune it after ``gc.pruneExpire`` (two weeks by default): far longer than
+    a task runs.
+    """
+
+    tree: str
+
+
+@dataclass(slots=True)
+class Reconciled:
+    """The pygit2 objects behind a ``TreeDiff``, for ``apply`` to merge without recomputing."""
+
+    repo: pygit2.Repository
+    base_tree: pygit2.Tree
+    tree: pygit2.Tree
+    diff: pygit2.Diff
+
+
+def changes_since(
+    workdir: Path,
+    base_ref: str,
+    *,
+    exclude: Sequence[str] = (),
+    with_patch: bool = False,
+    paths: Sequence[str] | None = None,
+) -> TreeDiff:
+    """What differs between commit ``base_ref`` and ``workdir``'s current content.
+
+    Covers commits made on top of ``base_ref``, staged, unstaged and untracked-not-ignored
+    files; renames are detected (50% similarity, git's default). ``exclude`` and ``paths``
+    use prefix semantics on path components; ``.caesar/`` is always excluded. Neither the
+    index nor any file of ``workdir`` is modified; new blobs and trees are written to the
+    object store.
+    """
+    repo = _open_workdir(workdir)
+    base = resolve_commit(repo, base_ref)
+    found = reconcile(repo, base.tree, exclude=exclude, paths=paths)
+    return to_tree_diff(found, str(base.id), with_patch=with_patch)
+
+
+def snapshot(workdir: Path, *, exclude: Sequence[str] = ()) -> Snapshot:
+    """Record ``workdir``'s content (untracked-not-ignored files included) as a tree."""
+    repo = _open_workdir(workdir)
+    return Snapshot(tree=str(content_tree(repo, exclusions(exclude))))
+
+
+def changes_between(
+    workdir: Path,
+    snap: Snapshot,
+    *,
+    exclude: Sequence[str] = (),
+    with_patch: bool = False,
+    paths: Sequence[str] | None = None,
+) -> TreeDiff:
+    """What changed in ``workdir`` since ``snap`` was taken (in-place tasks)."""
+    repo = _open_workdir(workdir)
+    base_tree = as_tree(repo, snap.tree)
+    found = reconcile(repo, base_tree, exclude=exclude, paths=paths)
+    return to_tree_diff(found, snap.tree, with_patch=with_patch)
+
+
+def patch_digest(patch: str) -> str:
+    """SHA-256 of a patch: what was applied, to tell later whether anything else remains."""
+    return hashlib.sha256(patch.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _open_workdir(workdir: Path) -> pygit2.Repository:
+    """The repository of ``workdir``, refusing one found above a damaged task worktree.
+
+    Task worktrees live in ``<root>/.caesar/wt/``; if one lost its ``.git``, discovery would
+    climb to the main repository, where ``.caesar/`` is excluded, and report "no changes"
+    for work that is really there.
+    """
+    repo = open_repository(workdir)
+    root = workdir_of(repo).resolve()
+    try:
+        inner = workdir.resolve().relative_to(root).parts
+    except ValueError:
+        inner = ()
+    if inner[:1] == (CAESAR_DIR,):
+        raise GitError(
+            f"{workdir} is not a git worktree (its .git is missing); only {root} was found",
+            "inspect the directory by hand before removing it",
+        )
+    return repo
+
+
+def reconcile(
+    repo: pygit2.Repository,
+    base_tree: pygit2.Tree,
+    *,
+    exclude: Sequence[str] = (),
+    paths: Sequence[str] | None = None,
+) -> Reconciled:
+    """Diff ``base_tree`` against the working content, restricted to the selected paths.
+
+    When something must be left out, the compared tree is rebuilt as ``base_tree`` plus the
+    selected changes only, so the diff, the patch and a later merge all agree on one tree.
+    Renames are detected on that final diff, so a rename half outside the selection shows
+    as the half inside it.
+    """
+    excludes = exclusions(exclude)
+    selected = None if paths is None else [normalize_rel(p, "selected path") for p in paths]
+    if selected is not None and "" in selected:
+        selected = None
+    work = content_tree(repo, excludes)
+    diff = tree_diff(base_tree, as_tree(repo, work))
+
+    def keep(path: str) -> bool:
+        if under_any(path, excludes):
+            return False
+        return selected is None or under_any(path, selected)
+
+    deltas = list(diff.deltas)
+    tree_id = work
+    if not all(keep(delta.new_file.path) for delta in deltas):
+        index = pygit2.Index()
+        index.read_tree(base_tree)
+        for delta in deltas:
+            path = delta.new_file.path
+            if not keep(path):
+                continue
+            if delta.status == DeltaStatus.DELETED:
+                index.remove(path)
+            else:
+                index.add(pygit2.IndexEntry(path, delta.new_file.id, delta.new_file.mode))
+        tree_id = index.write_tree(repo)
+        diff = tree_diff(base_tree, as_tree(repo, tree_id))
+    diff.find_similar(flags=DiffFind.FIND_RENAMES)
+    return Reconciled(repo=repo, base_tree=base_tree, tree=as_tree(repo, tree_id), diff=diff)
+
+
+def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
+    """The public view of a reconciliation: one ``FileChange`` per file, sorted by path."""
+    files: list[FileChange] = []
+    texts: list[str] = []
+    for patch in found.diff:
+        if patch is None:  # pragma: no cover - tree-to-tree deltas always carry a patch
+            continue
+        delta = patch.delta
+        action = _ACTIONS.get(delta.status, ChangeAction.MODIFIED)
+        _, additions, deletions = patch.line_stats
+        files.append(
+            FileChange(
+                path=delta.new_file.path,
+                action=action,
+                old_path=delta.old_file.path if action is ChangeAction.RENAMED else None,
+                additions=additions,
+                deletions=deletions,
+                binary=bool(delta.is_binary),
+            )
+        )
+        if with_patch:
+            texts.append(patch.text or "")
+    files.sort(key=lambda change: change.path)
+    return TreeDiff(base=base, tree=str(found.tree.id), files=files, patch="".join(texts))

@@ -1,0 +1,78 @@
+"""What any process may do to a task it does not run: cancel it, answer its questions.
+
+These go through the store and the task directory only, so ``caesar cancel`` in one terminal
+stops a task that ``caesar run`` drives in another, and the TUI and the MCP server do the same
+by calling the same functions.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from caesar_core.errors import CaesarError
+from caesar_core.events.writer import EventWriter
+from caesar_core.fs import atomic_write, dump_json
+from caesar_core.protocol.documents import read_report
+from caesar_core.protocol.event import Answered, Error, Finished
+from caesar_core.protocol.mailbox import MailboxAnswer
+from caesar_core.protocol.report import Report, ReportStatus
+from caesar_core.protocol.versions import REPORT_V1
+from caesar_core.runner.slots import pid_alive
+from caesar_core.runner.supervise import stop_group
+from caesar_core.store import mailbox
+from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
+from caesar_core.store.store import TaskStore
+
+
+def cancel(store: TaskStore, task_id: str, *, by: str = "user") -> tuple[TaskRecord, bool]:
+    """Cancel a task: conclude it ``cancelled`` first, then stop its process group.
+
+    The status is written before the signal so the runner, seeing its agent die, finds the
+    task already concluded and cannot call it ``failed``. Returns the record and whether this
+    call cancelled it (False when it had already ended).
+    """
+    agent_pid = store.get(task_id).pid
+    record, done = store.conclude(task_id, TaskStatus.CANCELLED, ended_reason=f"cancelled by {by}")
+    if not done:
+        return record, False
+    # A runner still alive also sees the cancellation within half a second and stops the
+    # group itself; stopping it here too covers a runner that is gone.
+    if agent_pid is not None and pid_alive(agent_pid):
+        stop_group(agent_pid)
+    orchestrator = record.orchestrator_pid
+    if orchestrator is None or not pid_alive(orchestrator):
+        _close_for_absent_orchestrator(store, record, by)
+    return store.get(task_id), True
+
+
+def _close_for_absent_orchestrator(store: TaskStore, record: TaskRecord, by: str) -> None:
+    """Nobody else will write the report and the final event: do it here."""
+    paths = store.paths(record.id)
+    try:
+        report = read_report(paths.report)
+        source = ReportSource.FILE
+    except (CaesarError, ValueError, OSError):
+        report = Report(
+            protocol=REPORT_V1,
+            task_id=record.id,
+            status=ReportStatus.FAILED,
+            summary=f"Cancelled by {by} before the agent reported.",
+        )
+        atomic_write(paths.report, dump_json(report.to_json_dict()))
+        source = ReportSource.SYNTHESIZED
+    with EventWriter(paths.events, record.id) as events:
+        events.append(Error(message=f"cancelled by {by}", fatal=True))
+        events.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
+    store.set(record.id, report_status=report.status, report_source=source)
+
+
+def answer(
+    store: TaskStore, task_id: str, question_id: str, text: str, *, by: str = "cli"
+) -> MailboxAnswer:
+    """Answer a pending question: the answer file (exclusive), then an ``answer`` event."""
+    store.get(task_id)  # an unknown task is refused before anything is written
+    paths = store.paths(task_id)
+    reply = mailbox.answer(paths, question_id, text, by=by, now=datetime.now(UTC))
+    with EventWriter(paths.events, task_id) as events:
+        events.append(Answered(id=question_id, answer=text))
+    return reply

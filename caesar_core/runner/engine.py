@@ -1,0 +1,388 @@
+"""The task lifecycle, in order: prepare (record, worktree, task.json), execute (slot, spawn,
+deadline), then conclude (diff, report, reconciliation, final event, final status).
+
+``prepare`` is separate so that an MCP ``caesar_delegate`` can answer with the task id at once
+and run ``execute`` in the background. Whatever fails after the record exists, the task ends
+with a status, a report and a ``finished`` event: no task is left running by an error.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from caesar_core.agents.base import Invocation, ReportTier
+from caesar_core.agents.brief import render_brief
+from caesar_core.config import LoadedConfig
+from caesar_core.errors import CaesarError
+from caesar_core.events.writer import EventWriter
+from caesar_core.fs import atomic_write, dump_json
+from caesar_core.git import (
+    Snapshot,
+    TreeDiff,
+    branch_name,
+    changes_between,
+    changes_since,
+    create_worktree,
+    snapshot,
+)
+from caesar_core.protocol.event import Error, Finished, Started
+from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity, Usage
+from caesar_core.protocol.schema import strict_schema
+from caesar_core.protocol.task import Isolation, Task
+from caesar_core.protocol.taskdir import TaskPaths, task_environment
+from caesar_core.protocol.versions import REPORT_V1, TASK_V1
+from caesar_core.runner.delegation import Plan, Request, decide
+from caesar_core.runner.reconcile import reconcile
+from caesar_core.runner.retrieve import retrieve
+from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
+from caesar_core.runner.supervise import Exit, run_agent
+from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
+from caesar_core.store.ids import new_task_id
+from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
+from caesar_core.store.store import TaskStore
+
+
+class StartFailed(CaesarError):
+    """The task was created but could not start (worktree, setup); it is concluded failed."""
+
+    def __init__(self, cause: str, outcome: Outcome) -> None:
+        super().__init__(
+            f"task {outcome.record.id} could not start: {cause}",
+            f"see its report: caesar logs {outcome.record.id}",
+        )
+        self.outcome = outcome
+
+
+@dataclass
+class Prepared:
+    plan: Plan
+    task: Task
+    paths: TaskPaths
+    tier: ReportTier
+    prompt: str
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    record: TaskRecord
+    report: Report
+    diff: TreeDiff | None
+    paths: TaskPaths
+
+
+class Runner:
+    """Runs tasks for one project root."""
+
+    def __init__(
+        self,
+        root: Path,
+        config: LoadedConfig,
+        *,
+        env: Mapping[str, str] | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.root = root
+        self.config = config
+        self.env = dict(os.environ if env is None else env)
+        self.clock = clock
+        self.store = TaskStore(root)
+        self.slots = Slots(self.store.home / "state" / "slots", config.config.policy.max_parallel)
+
+    # -- prepare -----------------------------------------------------------------------------
+
+    def prepare(self, request: Request, workspace: Path) -> Prepared:
+        """Decide, then lay the task out on disk. Refusals happen before anything is written."""
+        plan = decide(request, self.config, workspace=workspace, root=self.root, env=self.env)
+        task_id = request.task_id or new_task_id()
+        now = self.clock()
+        tier = plan.adapter.preferred_tier(request.channel)
+        label = plan.role.name if plan.role else plan.adapter.id
+        record = TaskRecord(
+            id=task_id,
+            created_at=now,
+            parent_id=plan.parent_id,
+            depth=plan.depth,
+            agent=plan.adapter.id,
+            role=plan.role.name if plan.role else None,
+            objective=request.objective,
+            workspace=str(workspace),
+            source_workspace=str(workspace),
+            isolation=plan.isolation,
+            mode=plan.mode,
+            orchestrator_pid=os.getpid(),
+            orchestrator_host=socket.gethostname(),
+            report_tier=tier,
+            deadline_ms=plan.timeout_ms,
+        )
+        paths = self.store.create(record)
+        findings = list(plan.findings)
+        try:
+            agent_workspace, base_ref = self._isolate(plan, record, paths, label, findings)
+            task = Task(
+                protocol=TASK_V1,
+                id=task_id,
+                created_at=now,
+                role=record.role,
+                agent=plan.adapter.id,
+                objective=request.objective,
+                context=request.context,
+                constraints=list(request.constraints),
+                acceptance_criteria=list(request.acceptance_criteria),
+                mode=plan.mode,
+                isolation=plan.isolation,
+                network=plan.network,
+                workspace=str(agent_workspace),
+                base_ref=base_ref,
+                deadline_ms=plan.timeout_ms,
+                depth=plan.depth,
+                report_path=str(paths.report),
+                events_path=str(paths.events),
+            )
+            atomic_write(paths.task_file, dump_json(task.to_json_dict()))
+            if tier == "schema":
+                atomic_write(paths.report_schema, dump_json(strict_schema("report")))
+            prompt = render_brief(task, tier=tier, system_prompt=plan.system_prompt)
+        except Exception as error:
+            outcome = self._fail_early(record, paths, error, findings)
+            raise StartFailed(_reason(error), outcome) from error
+        return Prepared(plan, task, paths, tier, prompt, findings)
+
+    def _isolate(
+        self,
+        plan: Plan,
+        record: TaskRecord,
+        paths: TaskPaths,
+        label: str,
+        findings: list[Finding],
+    ) -> tuple[Path, str | None]:
+        """The directory the agent works in, and the frozen ``base_ref`` under a worktree."""
+        if plan.isolation is Isolation.INPLACE:
+            if plan.repo_root is not None:
+                start = snapshot(plan.workspace)
+                self.store.set(record.id, start_snapshot=start.tree)
+            return plan.workspace, None
+        assert plan.repo_root is not None
+        repo = plan.repo_root
+        dest = self.store.home / "wt" / record.id
+        branch = branch_name(f"{label} {plan.request.objective}", record.id)
+        base_ref = create_worktree(repo, dest, branch)
+        worktree_cfg = self.config.config.worktree
+        shop = lay_down(repo, dest, worktree_cfg.copy, worktree_cfg.link)
+        findings.extend(shop.findings)
+        relative = plan.workspace.relative_to(repo) if plan.workspace != repo else Path()
+        self.store.set(
+            record.id,
+            workspace=str(dest / relative),
+            worktree_path=str(dest),
+            branch=branch,
+            base_ref=base_ref,
+            excluded_paths=shop.laid_down,
+        )
+        if worktree_cfg.setup:
+            env = {**self.env, **task_environment(paths, record.id, plan.adapter.id, plan.depth)}
+            run_setup(dest, worktree_cfg.setup, env)
+        return dest / relative, base_ref
+
+    def _fail_early(
+        self, record: TaskRecord, paths: TaskPaths, error: Exception, findings: list[Finding]
+    ) -> Outcome:
+        """A task that could not even start still ends properly: a report, an event, a status."""
+        detail = error.output if isinstance(error, SetupFailed) else ""
+        reason = _reason(error)
+        report = Report(
+            protocol=REPORT_V1,
+            task_id=record.id,
+            status=ReportStatus.FAILED,
+            summary=f"The task could not start: {reason}",
+            details=detail,
+            findings=findings,
+        )
+        atomic_write(paths.report, dump_json(report.to_json_dict()))
+        with EventWriter(paths.events, record.id, clock=self.clock) as events:
+            events.append(Error(message=reason, fatal=True))
+            events.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
+        final, _ = self.store.conclude(
+            record.id,
+            TaskStatus.FAILED,
+            now=self.clock(),
+            report_status=ReportStatus.FAILED,
+            report_source=ReportSource.SYNTHESIZED,
+            ended_reason=reason,
+        )
+        return Outcome(final, report, None, paths)
+
+    # -- execute -----------------------------------------------------------------------------
+
+    def execute(
+        self,
+        prepared: Prepared,
+        *,
+        on_wait: Callable[[list[Holder]], None] | None = None,
+        interrupted: Callable[[], bool] = lambda: False,
+    ) -> Outcome:
+        task, paths, plan = prepared.task, prepared.paths, prepared.plan
+        adapter = plan.adapter
+
+        def cancel_requested() -> bool:
+            return interrupted() or self.store.get(task.id).status is TaskStatus.CANCELLED
+
+        invocation = Invocation(
+            task=task,
+            paths=paths,
+            prompt=prepared.prompt,
+            tier=prepared.tier,
+            model=plan.model,
+            network_off=plan.network_off,
+            extra_args=plan.request.extra_args,
+        )
+        launch = adapter.launch(invocation)
+        translator = adapter.translator()
+        env = {
+            **self.env,
+            **task_environment(paths, task.id, adapter.id, plan.depth),
+        }
+        try:
+            with self.slots.hold(
+                f"{task.id} {adapter.id}", cancelled=cancel_requested, on_wait=on_wait
+            ):
+                self.store.set(task.id, status=TaskStatus.RUNNING, started_at=self.clock())
+                with EventWriter(paths.events, task.id, clock=self.clock) as opening:
+                    opening.append(
+                        Started(agent=adapter.id, command=_shown(launch.argv, prepared.prompt))
+                    )
+                with EventWriter(paths.events, task.id, clock=self.clock) as stream:
+                    ended = run_agent(
+                        launch,
+                        env=env,
+                        raw_log=paths.raw_log,
+                        translator=translator,
+                        events=stream,
+                        timeout_s=plan.timeout_ms / 1000,
+                        cancel_requested=cancel_requested,
+                        on_spawn=lambda pid: self._record_pid(task.id, pid),
+                    )
+        except SlotWaitCancelled:
+            ended = Exit(None, cancelled=True)
+        return self._conclude(prepared, ended, translator.final_text, translator.usage)
+
+    def _record_pid(self, task_id: str, pid: int) -> None:
+        self.store.set(task_id, pid=pid)
+
+    def run(
+        self,
+        request: Request,
+        workspace: Path,
+        *,
+        on_wait: Callable[[list[Holder]], None] | None = None,
+        interrupted: Callable[[], bool] = lambda: False,
+    ) -> Outcome:
+        prepared = self.prepare(request, workspace)
+        return self.execute(prepared, on_wait=on_wait, interrupted=interrupted)
+
+    # -- conclude ----------------------------------------------------------------------------
+
+    def _conclude(
+        self, prepared: Prepared, ended: Exit, final_text: str | None, usage: Usage | None
+    ) -> Outcome:
+        task, paths, plan = prepared.task, prepared.paths, prepared.plan
+        record = self.store.get(task.id)
+        findings = list(prepared.findings)
+        diff = self._diff(record)
+        retrieved = retrieve(
+            task,
+            paths,
+            prepared.tier,
+            ended,
+            final_text=final_text,
+            changed_paths=[f.path for f in diff.files] if diff else [],
+        )
+        report, verified = reconcile(retrieved.report, diff, plan.mode)
+        findings.extend(retrieved.findings)
+        if ended.timed_out:
+            findings.append(
+                _finding(
+                    Severity.HIGH,
+                    "Deadline reached",
+                    f"The agent was stopped after {plan.timeout_ms} ms.",
+                )
+            )
+        if ended.spawn_error:
+            findings.append(_finding(Severity.HIGH, "Agent did not start", ended.spawn_error))
+        if report.usage is None and usage is not None:
+            report = report.model_copy(update={"usage": usage})
+        stopped = ended.timed_out or ended.cancelled or ended.spawn_error is not None
+        if stopped and report.status is not ReportStatus.FAILED:
+            report = report.model_copy(update={"status": ReportStatus.FAILED})
+        report = report.model_copy(update={"findings": [*report.findings, *findings]})
+        atomic_write(paths.report, dump_json(report.to_json_dict()))
+
+        status, reason = _status_of(ended, plan.timeout_ms)
+        with EventWriter(paths.events, task.id, clock=self.clock) as closing:
+            if stopped and reason:
+                closing.append(Error(message=reason, fatal=True))
+            closing.append(
+                Finished(status=report.status, summary=report.summary, exit_code=ended.exit_code)
+            )
+        final, ours = self.store.conclude(
+            task.id,
+            status,
+            now=self.clock(),
+            exit_code=ended.exit_code,
+            report_source=retrieved.source,
+            changes_verified_by=verified,
+            report_status=report.status,
+            ended_reason=reason,
+        )
+        if not ours:
+            # Someone concluded first (a cancel from another process); the facts still land.
+            final = self.store.set(
+                task.id,
+                exit_code=ended.exit_code,
+                report_source=retrieved.source,
+                changes_verified_by=verified,
+                report_status=report.status,
+            )
+        return Outcome(final, report, diff, paths)
+
+    def _diff(self, record: TaskRecord) -> TreeDiff | None:
+        exclude = record.excluded_paths
+        if record.worktree_path and record.base_ref:
+            return changes_since(Path(record.worktree_path), record.base_ref, exclude=exclude)
+        if record.start_snapshot:
+            return changes_between(
+                Path(record.workspace), Snapshot(record.start_snapshot), exclude=exclude
+            )
+        return None
+
+
+def _status_of(ended: Exit, timeout_ms: int) -> tuple[TaskStatus, str | None]:
+    """The record's final status, from how the process ended, and why in words."""
+    if ended.cancelled:
+        return TaskStatus.CANCELLED, "cancelled"
+    if ended.timed_out:
+        return TaskStatus.TIMED_OUT, f"deadline of {timeout_ms} ms reached; the agent was stopped"
+    if ended.spawn_error:
+        return TaskStatus.FAILED, ended.spawn_error
+    if ended.exit_code == 0:
+        return TaskStatus.SUCCEEDED, None
+    return TaskStatus.FAILED, f"exit code {ended.exit_code}"
+
+
+def _reason(error: Exception) -> str:
+    return error.reason if isinstance(error, CaesarError) else f"{type(error).__name__}: {error}"
+
+
+def _shown(argv: list[str], prompt: str) -> str:
+    """The command line for the ``started`` event, with the brief elided: it can be pages."""
+    return shlex.join(f"<brief: {len(prompt)} chars>" if arg == prompt else arg for arg in argv)
+
+
+def _finding(severity: Severity, title: str, detail: str) -> Finding:
+    return Finding(severity=severity, title=title, detail=detail)
