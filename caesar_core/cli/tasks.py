@@ -86,7 +86,7 @@ def run(
         if as_json:
             emit_json(_outcome_json(failed.outcome))
         else:
-            _print_outcome(failed.outcome)
+            print_outcome(failed.outcome)
             if failed.outcome.report.details:
                 click.echo(failed.outcome.report.details.rstrip())
         raise SystemExit(int(ExitCode.FAILURE)) from None
@@ -99,17 +99,17 @@ def run(
         for finding in prepared.findings:
             click.echo(f"  note: {finding.title}: {finding.detail}")
 
-    outcome = _execute_live(runner, prepared, as_json)
+    outcome = execute_live(runner, prepared, as_json)
     ok = outcome.record.status.value == "succeeded" and outcome.report.status.value == "success"
     if as_json:
         emit_json(_outcome_json(outcome))
     else:
-        _print_outcome(outcome)
+        print_outcome(outcome)
     if not ok:
         raise SystemExit(int(ExitCode.FAILURE))
 
 
-def _execute_live(runner: Runner, prepared: Prepared, as_json: bool) -> Outcome:
+def execute_live(runner: Runner, prepared: Prepared, as_json: bool) -> Outcome:
     """Run the task on a worker thread while this one prints its events as they land.
 
     Ctrl-C asks the runner to stop the agent (SIGTERM, then SIGKILL after the grace period)
@@ -218,7 +218,7 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
     }
 
 
-def _print_outcome(outcome: Outcome) -> None:
+def print_outcome(outcome: Outcome) -> None:
     record, report = outcome.record, outcome.report
     source = record.report_source.value if record.report_source else "?"
     click.echo(

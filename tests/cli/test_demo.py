@@ -1,4 +1,4 @@
-"""``caesar demo`` end to end: a real agent process, a real repository, a real store."""
+"""``caesar demo`` end to end: the real runner, a real agent process, a real repository."""
 
 from __future__ import annotations
 
@@ -12,27 +12,28 @@ from caesar_core.store import TaskStatus, TaskStore
 from tests.cli.test_protocol_cli import caesar
 
 
-def test_demo_runs_the_demo_agent_to_a_valid_report(tmp_path: Path) -> None:
+def test_demo_runs_the_demo_agent_to_a_verified_report(tmp_path: Path) -> None:
     workspace = tmp_path / "demo"
     result = caesar("demo", "--dir", str(workspace), "--delay", "0")
     assert result.returncode == 0, result.stderr
     assert "finished  success (exit 0)" in result.stdout
+    assert "files changed (according to git):" in result.stdout
 
-    [record] = TaskStore(workspace).list().records
+    store = TaskStore(workspace)
+    [record] = store.list().records
     assert record.status is TaskStatus.SUCCEEDED and record.exit_code == 0
-    paths = TaskStore(workspace).paths(record.id)
+    assert record.worktree_path and record.base_ref
+    paths = store.paths(record.id)
     report = read_report(paths.report)
-    assert [c.path for c in report.changes] == ["README.md", "DEMO_NOTES.md"]
-    assert (workspace / "DEMO_NOTES.md").read_text().startswith("- Leave a note")
+    assert sorted(c.path for c in report.changes) == ["DEMO_NOTES.md", "README.md"]
+    assert record.changes_verified_by is not None and record.changes_verified_by.value == "git"
 
     events, bad = read_events(paths.events)
     assert not bad
     assert [e.seq for e in events] == list(range(len(events)))
     assert events[0].type == "started" and events[-1].type == "finished"
-    assert [e.type for e in events].count("finished") == 1
-    check = caesar(
-        "protocol", "validate", str(paths.task_file), str(paths.report), str(paths.events)
-    )
+    documents = (paths.task_file, paths.report, paths.events)
+    check = caesar("protocol", "validate", *map(str, documents))
     assert check.returncode == 0, check.stderr
 
 

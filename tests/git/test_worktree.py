@@ -214,3 +214,10 @@ def test_list_worktrees_reports_branch_and_orphans(repo: Path) -> None:
     os.rename(first, repo / "moved-away")
     orphan = {info.name: info for info in list_worktrees(repo)}["one"]
     assert orphan.prunable
+
+
+def test_an_existing_empty_destination_is_used(repo: Path) -> None:
+    dest = repo / ".caesar" / "wt" / "empty"
+    dest.mkdir(parents=True)
+    create_worktree(repo, dest, BRANCH)
+    assert (dest / "README.md").read_text() == "# demo\n"
