@@ -1,9 +1,13 @@
 """Worktree creation benchmark: ``create_worktree`` against ``git worktree add``, same run.
 
 Both create a linked worktree on a new branch at HEAD of the 20,000-file repository of
-``reconcile.py``; each run gets a fresh destination, and what a run created is removed
-before the next (not timed). The two are interleaved so that the machine's drift hits both
-alike. Goal: ``create_worktree`` <= 1.2x ``git worktree add -b <branch> <dir> HEAD`` (best
+``reconcile.py``, in a fresh destination each run; the two alternate so that the machine's
+drift hits both alike, and new files are flushed to disk between runs, untimed. Worktrees
+are removed after the last run, not between runs: on ext4, creating files right after a
+mass deletion scans the recently deleted inodes (``recently_deleted``), which made whichever
+contender ran next up to 10x slower.
+
+Goal: ``create_worktree`` <= 1.2x ``git worktree add -b <branch> <dir> HEAD`` (best
 of 3 each).
 
 Run: ``.venv/bin/python benchmarks/spawn.py [--files N] [--repeat N] [--check]``.
@@ -12,6 +16,7 @@ Run: ``.venv/bin/python benchmarks/spawn.py [--files N] [--repeat N] [--check]``
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -37,21 +42,35 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="caesar-bench-") as tmp:
         root = make_repository(Path(tmp) / "repo", args.files)
         wt = root / ".caesar" / "wt"
-        cli_times: list[float] = []
-        our_times: list[float] = []
-        for run in range(args.repeat):
+        times: dict[str, list[float]] = {"cli": [], "ours": []}
+        created: list[tuple[str, Path, str]] = []
+
+        def cli(run: int) -> None:
             dest, branch = wt / f"cli-{run}", f"bench/cli-{run}"
             start = time.perf_counter()
             git(root, "worktree", "add", "-q", "-b", branch, str(dest), "HEAD")
-            cli_times.append(time.perf_counter() - start)
-            git(root, "worktree", "remove", "--force", str(dest))
-            git(root, "branch", "-D", branch)
+            times["cli"].append(time.perf_counter() - start)
+            created.append(("cli", dest, branch))
 
+        def ours(run: int) -> None:
             dest, branch = wt / f"ours-{run}", f"caesar/bench-{run}"
             start = time.perf_counter()
             create_worktree(root, dest, branch)
-            our_times.append(time.perf_counter() - start)
-            remove_worktree(root, dest, branch)
+            times["ours"].append(time.perf_counter() - start)
+            created.append(("ours", dest, branch))
+
+        os.sync()
+        for run in range(args.repeat):
+            for contender in (cli, ours) if run % 2 == 0 else (ours, cli):
+                contender(run)
+                os.sync()  # ~170 MB of new files: their writeback is nobody's timing
+        for who, dest, branch in created:
+            if who == "cli":
+                git(root, "worktree", "remove", "--force", str(dest))
+                git(root, "branch", "-D", branch)
+            else:
+                remove_worktree(root, dest, branch)
+        cli_times, our_times = times["cli"], times["ours"]
 
         import pygit2
 

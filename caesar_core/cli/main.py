@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from importlib.metadata import EntryPoint
 from typing import Any
 
 import click
@@ -16,8 +17,27 @@ from caesar_core.cli.tasks import answer, cancel, logs, ps, run
 from caesar_core.errors import CaesarError
 
 
+PLUGIN_GROUP = "caesar.commands"
+"""Entry points adding commands: how ``caesar watch`` (in caesar_tui) joins the CLI without
+caesar_core ever importing the TUI."""
+
+
 class CaesarGroup(click.Group):
-    """Turns every :class:`CaesarError` into its reason, its remedy and its exit code."""
+    """Turns every :class:`CaesarError` into its reason, its remedy and its exit code, and
+    loads plugin commands only when they are asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *(ep.name for ep in _plugins())})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            return command
+        for entry in _plugins():
+            if entry.name == cmd_name:
+                loaded = entry.load()
+                return loaded if isinstance(loaded, click.Command) else None
+        return None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -40,6 +60,12 @@ for command in (init, doctor, agents, run, ps, logs, cancel, answer, diff, apply
     cli.add_command(command)
 cli.add_command(demo)
 cli.add_command(protocol)
+
+
+def _plugins() -> list[EntryPoint]:
+    from importlib.metadata import entry_points
+
+    return list(entry_points(group=PLUGIN_GROUP))
 
 
 def main(argv: list[str] | None = None) -> None:

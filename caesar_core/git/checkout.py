@@ -1,24 +1,22 @@
 """Filling a new worktree with a tree's files, as fast as git does.
 
-libgit2 loads the filter list (CRLF, ident, custom drivers) for every file it writes, and
-finding the ``.gitattributes`` that apply costs a ``realpath`` per file: on a 20,000-file
-tree that is ~40% of the checkout. When no attributes exist anywhere and no configuration
-asks for a conversion, every filter is a no-op, so the checkout runs with filters disabled.
-pygit2 does not expose ``disable_filters``; it is set through pygit2's own cffi binding, the
-same calls pygit2 makes, and any missing piece falls back to the public checkout.
+libgit2 loads the filter list (CRLF, ident, custom drivers) for every file it writes; on a
+20,000-file tree finding the attributes that apply is ~40% of the checkout. When no
+attributes exist anywhere and no configuration asks for a conversion (``filters.py``),
+every filter is a no-op, so the checkout runs with filters disabled. pygit2 does not expose
+``disable_filters``; it is set through pygit2's own cffi binding, the same calls pygit2
+makes, and any missing piece falls back to the public checkout.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pygit2
 from pygit2.enums import CheckoutStrategy
 
-from caesar_core.git.repo import common_dir
+from caesar_core.git.filters import configured_filters_are_noops, tree_has_attributes
 
 
 def checkout_files(repo: pygit2.Repository, tree: pygit2.Tree, *, fast: bool | None = None) -> None:
@@ -36,32 +34,7 @@ def checkout_files(repo: pygit2.Repository, tree: pygit2.Tree, *, fast: bool | N
 
 def filters_are_noops(repo: pygit2.Repository, tree: pygit2.Tree) -> bool:
     """True when no attribute file and no config could make a checkout filter change bytes."""
-    config = repo.config
-    for key, bad in (("core.autocrlf", {"true"}), ("core.eol", {"crlf"})):
-        if key in config and str(config[key]).strip().lower() in bad:
-            return False
-    if "core.attributesFile" in config:
-        return False
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    candidates = (
-        Path(xdg) / "git" / "attributes",
-        Path("/etc/gitattributes"),
-        common_dir(repo) / "info" / "attributes",
-    )
-    if any(path.exists() for path in candidates):
-        return False
-    return not _has_attributes_file(tree)
-
-
-def _has_attributes_file(tree: pygit2.Tree) -> bool:
-    """Whether any directory of ``tree`` holds a ``.gitattributes`` (only subtrees are read)."""
-    pending = [tree]
-    while pending:
-        current = pending.pop()
-        if ".gitattributes" in current:
-            return True
-        pending.extend(entry for entry in current if isinstance(entry, pygit2.Tree))
-    return False
+    return configured_filters_are_noops(repo) and not tree_has_attributes(tree)
 
 
 def _checkout_unfiltered(repo: pygit2.Repository, tree: pygit2.Tree) -> bool:

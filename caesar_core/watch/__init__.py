@@ -1,0 +1,7 @@
+"""The project as an observer sees it, kept current by reading only what changed."""
+
+from __future__ import annotations
+
+from caesar_core.watch.monitor import ProjectMonitor, TaskView
+
+__all__ = ["ProjectMonitor", "TaskView"]

@@ -1,0 +1,203 @@
+"""Every task of a project, folded, and kept current from file-change notifications.
+
+``caesar watch`` (and any other observer) hands the monitor the paths a watcher reported; the
+monitor maps each to the task it belongs to and re-reads only that: the record (a small JSON
+file), the events log (by byte offset, through the tail), or the mailbox. Nothing here polls
+and nothing re-reads a log whole, so a thousand tasks with hundreds of thousands of events
+stay cheap to follow. No Textual here: the TUI, the text frame of ``--once`` and the benchmark
+all use the same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from caesar_core.errors import CaesarError
+from caesar_core.events.activity import Activity
+from caesar_core.events.fold import ActivityFold
+from caesar_core.events.tail import EventTail
+from caesar_core.protocol.event import Event
+from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
+from caesar_core.store import mailbox
+from caesar_core.store.ids import TASK_ID_PATTERN
+from caesar_core.store.record import TaskRecord
+from caesar_core.store.store import TaskStore
+
+RECENT_EVENTS = 2000
+"""Events kept per task for the activity view; the fold still sees every one."""
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """One task as shown: its record, what it is doing, what it is asking."""
+
+    record: TaskRecord
+    activity: Activity
+    pending: tuple[MailboxQuestion, ...]
+    answered: tuple[tuple[MailboxQuestion, MailboxAnswer], ...]
+    bad_lines: int
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def needs_input(self) -> bool:
+        return bool(self.pending) and not self.record.status.terminal
+
+
+@dataclass
+class _Task:
+    record: TaskRecord
+    tail: EventTail
+    fold: ActivityFold
+    events: list[Event] = field(default_factory=list)
+    fresh: list[Event] = field(default_factory=list)
+    """Events read since the last ``take_fresh``: what an observer has not seen yet."""
+    was_reset: bool = False
+    questions: list[tuple[MailboxQuestion, MailboxAnswer | None]] = field(default_factory=list)
+
+
+class ProjectMonitor:
+    """The state of every task under ``root``; ``refresh`` applies what a watcher saw."""
+
+    def __init__(self, root: Path, *, only: Iterable[str] = ()) -> None:
+        self.store = TaskStore(root)
+        self.only = set(only)
+        self._tasks: dict[str, _Task] = {}
+        self.problems: list[str] = []
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def scan(self) -> set[str]:
+        """Read everything once (start-up, or a watcher that lost track); returns task ids."""
+        listing = self.store.list()
+        self.problems = [f"{path}: {why}" for path, why in listing.problems]
+        changed: set[str] = set()
+        for record in listing.records:
+            if self.only and record.id not in self.only:
+                continue
+            self._record(record)
+            self._events(record.id)
+            self._mailbox(record.id)
+            changed.add(record.id)
+        return changed
+
+    def refresh(self, paths: Iterable[Path | str]) -> set[str]:
+        """Apply changed paths (from ``watchfiles``); returns the ids of tasks that changed."""
+        kinds: dict[str, set[str]] = {}
+        for raw in paths:
+            located = self._locate(Path(raw))
+            if located is not None:
+                task_id, kind = located
+                kinds.setdefault(task_id, set()).add(kind)
+        changed: set[str] = set()
+        for task_id, what in kinds.items():
+            if self.only and task_id not in self.only:
+                continue
+            new = task_id not in self._tasks
+            if "record" in what or new:
+                try:
+                    self._record(self.store.get(task_id))
+                except CaesarError:
+                    continue
+                if new:
+                    what = what | {"events", "mailbox"}
+            if "events" in what:
+                self._events(task_id)
+            if "mailbox" in what:
+                self._mailbox(task_id)
+            changed.add(task_id)
+        return changed
+
+    def _locate(self, path: Path) -> tuple[str, str] | None:
+        """Which task a changed path belongs to, and which part of it."""
+        try:
+            rel = path.resolve().relative_to(self.store.home.resolve())
+        except (ValueError, OSError):
+            return None
+        parts = rel.parts
+        if len(parts) == 3 and parts[:2] == ("state", "tasks") and parts[2].endswith(".json"):
+            task_id = parts[2][: -len(".json")]
+            return (task_id, "record") if TASK_ID_PATTERN.fullmatch(task_id) else None
+        if len(parts) >= 3 and parts[0] == "tasks" and TASK_ID_PATTERN.fullmatch(parts[1]):
+            name = parts[2]
+            if name == "events.jsonl":
+                return parts[1], "events"
+            if name in ("questions", "answers"):
+                return parts[1], "mailbox"
+            if name == "report.json":
+                return parts[1], "record"
+            if name == "raw.log":
+                return parts[1], "raw"
+        return None
+
+    def _record(self, record: TaskRecord) -> None:
+        task = self._tasks.get(record.id)
+        if task is None:
+            events = self.store.paths(record.id).events
+            self._tasks[record.id] = _Task(record, EventTail(events), ActivityFold(record.id))
+        else:
+            task.record = record
+
+    def _events(self, task_id: str) -> None:
+        task = self._tasks.get(task_id)
+        if task is None:
+            return
+        batch = task.tail.read()
+        if batch.reset:
+            task.fold.reset()
+            task.events.clear()
+            task.fresh.clear()
+            task.was_reset = True
+        task.fold.apply_all(batch.events)
+        task.events.extend(batch.events)
+        task.fresh.extend(batch.events)
+        for kept in (task.events, task.fresh):
+            if len(kept) > RECENT_EVENTS:
+                del kept[: len(kept) - RECENT_EVENTS]
+
+    def _mailbox(self, task_id: str) -> None:
+        task = self._tasks.get(task_id)
+        if task is not None:
+            task.questions = mailbox.questions(self.store.paths(task_id))
+
+    # -- views -----------------------------------------------------------------------------
+
+    def ids(self) -> list[str]:
+        return list(self._tasks)
+
+    def records(self) -> list[TaskRecord]:
+        return [task.record for task in self._tasks.values()]
+
+    def view(self, task_id: str, now: datetime | None = None) -> TaskView:
+        task = self._tasks[task_id]
+        pending = tuple(q for q, a in task.questions if a is None)
+        answered = tuple((q, a) for q, a in task.questions if a is not None)
+        return TaskView(
+            record=task.record,
+            activity=task.fold.snapshot(now or datetime.now(UTC)),
+            pending=pending,
+            answered=answered,
+            bad_lines=task.tail.bad_total,
+        )
+
+    def take_fresh(self, task_id: str) -> tuple[list[Event], bool]:
+        """Events not handed out yet (at most ``RECENT_EVENTS``), and whether the log was
+        reset since: then they replace, rather than extend, what the observer has."""
+        task = self._tasks[task_id]
+        fresh, reset = task.fresh, task.was_reset
+        task.fresh, task.was_reset = [], False
+        return fresh, reset
+
+    def events(self, task_id: str) -> list[Event]:
+        """The task's most recent events (at most ``RECENT_EVENTS``), oldest first."""
+        return list(self._tasks[task_id].events)
+
+    def close(self) -> None:
+        for task in self._tasks.values():
+            task.tail.close()
+        self._tasks.clear()

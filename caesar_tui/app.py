@@ -1,0 +1,456 @@
+"""``caesar watch``: every task of a project, live, with the means to act on them.
+
+The App stays thin: it lays out the panes, routes keys to actions, starts workers, and
+carries actions out through caesar_core exactly as the CLI does. Reading files, computing
+diffs and writing answers all happen in workers; results come back as messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from caesar_core.errors import CaesarError
+from caesar_core.events.tail import LineTail
+from caesar_core.git import TreeDiff
+from caesar_core.protocol.documents import read_report
+from caesar_core.protocol.event import Event
+from caesar_core.protocol.report import Report
+from caesar_core.runner import control, worktrees
+from caesar_core.store.record import TaskRecord, TaskStatus
+from caesar_core.watch import TaskView
+from caesar_core.watch.monitor import RECENT_EVENTS
+from caesar_tui.clock import Clock, system_clock
+from caesar_tui.messages import AnswerRequested, ApplyDone, DiffReady, ProjectUpdated
+from caesar_tui.modals.confirm import ConfirmModal
+from caesar_tui.modals.filter import FilterModal
+from caesar_tui.modals.help import HelpModal
+from caesar_tui.source import ProjectSource
+from caesar_tui.widgets.activity import ActivityView
+from caesar_tui.widgets.diff_view import DiffView
+from caesar_tui.widgets.log_view import LogView
+from caesar_tui.widgets.questions import QuestionsPane
+from caesar_tui.widgets.report_view import ReportView
+from caesar_tui.widgets.status_bar import StatusBar
+from caesar_tui.widgets.task_tree import TaskTree
+
+DiffProvider = Callable[[TaskRecord], TreeDiff | None]
+TABS = ("activity", "questions", "diff", "report", "log")
+
+
+def compute_diff(record: TaskRecord) -> TreeDiff | None:
+    return worktrees.task_diff(record, with_patch=True)
+
+
+class CaesarApp(App[None]):
+    TITLE = "caesar"
+    CSS_PATH = "app.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("j,down", "move(1)", "Down", show=False),
+        Binding("k,up", "move(-1)", "Up", show=False),
+        Binding("enter", "focus_detail", "Detail", show=False),
+        Binding("1", "tab('activity')", "Activity", show=False),
+        Binding("2", "tab('questions')", "Questions", show=False),
+        Binding("3", "tab('diff')", "Diff", show=False),
+        Binding("4", "tab('report')", "Report", show=False),
+        Binding("5", "tab('log')", "Log", show=False),
+        Binding("n", "next_needing_input", "Next ?"),
+        Binding("a", "answer", "Answer"),
+        Binding("A", "apply", "Apply"),
+        Binding("x", "cancel_task", "Cancel"),
+        Binding("d", "discard", "Discard"),
+        Binding("/", "filter", "Filter"),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(
+        self,
+        source: ProjectSource,
+        *,
+        clock: Clock = system_clock,
+        diff_provider: DiffProvider = compute_diff,
+        notify_bell: bool = True,
+    ) -> None:
+        super().__init__()
+        self.source = source
+        self.clock = clock
+        self.diff_provider = diff_provider
+        self.notify_bell = notify_bell
+        self.views: dict[str, TaskView] = {}
+        self.events: dict[str, list[Event]] = {}
+        """Each task's recent events, kept from the updates (never read across threads)."""
+        self.filter_text = ""
+        self._log_tail: LineTail | None = None
+        self._log_task: str | None = None
+        self.loaded = asyncio.Event()
+        """Set once the first scan is on screen: tests and the benchmark wait on it."""
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="main"):
+            yield TaskTree(id="tasks")
+            with TabbedContent(id="detail", initial="activity"):
+                with TabPane("1 Activity", id="activity"):
+                    yield ActivityView(id="activity-view")
+                with TabPane("2 Questions", id="questions"):
+                    yield QuestionsPane(id="questions-pane")
+                with TabPane("3 Diff", id="diff"):
+                    yield DiffView(id="diff-view")
+                with TabPane("4 Report", id="report"):
+                    yield ReportView(id="report-view")
+                with TabPane("5 Log", id="log"):
+                    yield LogView(id="log-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TaskTree).focus()
+        self.follow_project()
+        self.set_interval(1.0, self.tick)
+
+    # -- the project, live -----------------------------------------------------------------
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def follow_project(self) -> None:
+        """The first scan, then one batch per file notification; reading happens in threads."""
+        self.post_message(await asyncio.to_thread(self.source.initial))
+        async for paths in self.source.changes():
+            update = await asyncio.to_thread(self.source.apply, paths)
+            if update.views:
+                self.post_message(update)
+
+    def on_project_updated(self, update: ProjectUpdated) -> None:
+        now = self.clock()
+        before = dict(self.views)
+        self.views.update(update.views)
+        for task_id, fresh in update.events.items():
+            kept = self.events.setdefault(task_id, [])
+            if task_id in update.resets:
+                kept.clear()
+            kept.extend(fresh)
+            if len(kept) > RECENT_EVENTS:
+                del kept[: len(kept) - RECENT_EVENTS]
+        tree = self.query_one(TaskTree)
+        tree.update_views(update.views, now)
+        self._status()
+        selected = tree.selected_id
+        if selected is None and tree.ids_in_order():
+            tree.select_task(tree.ids_in_order()[0])
+            selected = tree.selected_id
+        if selected in update.views:
+            activity = self.query_one(ActivityView)
+            if activity.task_id != selected or selected in update.resets:
+                self._show_task(selected)
+            else:
+                activity.extend(update.events.get(selected, []), now)
+                self._refresh_detail(selected, events_done=True)
+        if not update.full:
+            self._announce(before, update.views)
+        self.loaded.set()
+
+    def _announce(self, before: dict[str, TaskView], after: dict[str, TaskView]) -> None:
+        """A question arrived or a task ended: say so, and ring the terminal bell."""
+        for task_id, view in after.items():
+            old = before.get(task_id)
+            short = task_id[2:10]
+            new_questions = (
+                {q.id for q in view.pending} - {q.id for q in old.pending}
+                if old
+                else {q.id for q in view.pending}
+            )
+            if new_questions:
+                self.notify(f"{short} asks: {view.pending[0].question}", title="Question")
+                self._bell()
+            if view.record.status.terminal and (old is None or not old.record.status.terminal):
+                severity = "information" if view.record.status is TaskStatus.SUCCEEDED else "error"
+                self.notify(
+                    f"{short} {view.record.status.value}: {view.activity.headline}",
+                    title="Task ended",
+                    severity=severity,
+                )
+                self._bell()
+
+    def _bell(self) -> None:
+        if self.notify_bell:
+            self.bell()
+
+    def tick(self) -> None:
+        """Once a second: ages, stall marks and spinners follow the clock (no I/O here)."""
+        now = self.clock()
+        self.query_one(TaskTree).refresh_labels(now)
+        self.query_one(ActivityView).tick(now)
+
+    def _status(self) -> None:
+        self.query_one(StatusBar).show(self.views.values(), str(self.source.root), self.filter_text)
+
+    # -- the selected task -----------------------------------------------------------------
+
+    @on(TaskTree.Selected)
+    def _selected(self, message: TaskTree.Selected) -> None:
+        self._show_task(message.task_id)
+
+    def _show_task(self, task_id: str) -> None:
+        self.query_one(ActivityView).show(task_id, self.events.get(task_id, []), self.clock())
+        self._refresh_detail(task_id, events_done=True)
+
+    def _refresh_detail(self, task_id: str, *, events_done: bool) -> None:
+        view = self.views.get(task_id)
+        if view is None:
+            return
+        self.query_one(QuestionsPane).show(view)
+        self.load_report(view)
+        active = self.query_one(TabbedContent).active
+        if active == "diff":
+            self.load_diff(view.record)
+        if active == "log":
+            self.load_log(task_id)
+
+    @work(thread=True, group="report", exclusive=True, exit_on_error=False)
+    def load_report(self, view: TaskView) -> None:
+        report: Report | None
+        try:
+            report = read_report(self.source.monitor.store.paths(view.id).report)
+        except (OSError, ValueError, CaesarError):
+            report = None
+        self.call_from_thread(self.query_one(ReportView).show, view, report)
+
+    @work(thread=True, group="diff", exclusive=True, exit_on_error=False)
+    def load_diff(self, record: TaskRecord) -> None:
+        try:
+            diff = self.diff_provider(record)
+            self.post_message(DiffReady(record.id, diff))
+        except (CaesarError, OSError) as error:
+            self.post_message(DiffReady(record.id, None, str(error)))
+
+    def on_diff_ready(self, message: DiffReady) -> None:
+        if message.task_id == self.query_one(TaskTree).selected_id:
+            if message.error:
+                self.notify(message.error, title="Diff", severity="error")
+            self.query_one(DiffView).show(message.task_id, message.diff)
+
+    @work(thread=True, group="log", exclusive=True, exit_on_error=False)
+    def load_log(self, task_id: str) -> None:
+        reset = False
+        if self._log_task != task_id or self._log_tail is None:
+            if self._log_tail is not None:
+                self._log_tail.close()
+            self._log_tail = LineTail(self.source.monitor.store.paths(task_id).raw_log)
+            self._log_task = task_id
+            reset = True
+        chunk = self._log_tail.read()
+        lines = [line.decode("utf-8", errors="replace") for line in chunk.lines]
+        self.call_from_thread(self.query_one(LogView).show, task_id, lines, reset or chunk.reset)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        task_id = self.query_one(TaskTree).selected_id
+        if task_id is not None:
+            self._refresh_detail(task_id, events_done=True)
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        tree = self.query_one(TaskTree)
+        if delta > 0:
+            tree.action_cursor_down()
+        else:
+            tree.action_cursor_up()
+
+    def action_focus_detail(self) -> None:
+        pane = self.query_one(TabbedContent).active
+        widget = {
+            "activity": ActivityView,
+            "questions": QuestionsPane,
+            "diff": DiffView,
+            "report": ReportView,
+            "log": LogView,
+        }.get(pane)
+        if widget is QuestionsPane:
+            self.query_one(QuestionsPane).focus_first_question()
+        elif widget is not None:
+            self.query_one(widget).focus()
+
+    def action_tab(self, name: str) -> None:
+        self.query_one(TabbedContent).active = name
+
+    def action_next_needing_input(self) -> None:
+        tree = self.query_one(TaskTree)
+        order = tree.ids_in_order()
+        waiting = [i for i in order if self.views[i].needs_input]
+        if not waiting:
+            self.notify("no task is waiting for an answer")
+            return
+        current = tree.selected_id
+        later = [i for i in waiting if current is None or order.index(i) > order.index(current)]
+        tree.select_task((later or waiting)[0])
+
+    def action_answer(self) -> None:
+        task_id = self.query_one(TaskTree).selected_id
+        if task_id is None or not self.views[task_id].pending:
+            self.notify("the selected task has no pending question")
+            return
+        self.action_tab("questions")
+        self.query_one(QuestionsPane).focus_first_question()
+
+    @on(QuestionsPane.Dismissed)
+    def _questions_left(self) -> None:
+        self.query_one(TaskTree).focus()
+
+    @on(AnswerRequested)
+    def _answer(self, message: AnswerRequested) -> None:
+        self.write_answer(message.task_id, message.question_id, message.answer)
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def write_answer(self, task_id: str, question_id: str, answer: str) -> None:
+        try:
+            control.answer(self.source.monitor.store, task_id, question_id, answer, by="watch")
+            self.call_from_thread(self.notify, f"answered: {answer}", title=question_id)
+        except CaesarError as error:
+            self.call_from_thread(self.notify, str(error), title="Answer", severity="error")
+            self.call_from_thread(self.query_one(QuestionsPane).reopen, question_id)
+
+    def _selected_record(self) -> TaskRecord | None:
+        task_id = self.query_one(TaskTree).selected_id
+        return self.views[task_id].record if task_id in self.views else None
+
+    def action_apply(self) -> None:
+        record = self._selected_record()
+        if record is None:
+            return
+        if not record.worktree_path:
+            self.notify("this task ran in place: its changes are already in your tree")
+            return
+        diff_view = self.query_one(DiffView)
+        paths = diff_view.selected_paths if diff_view.task_id == record.id else None
+        body = paths if paths is not None else ["every file of the task's diff"]
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self.apply_task(record, paths)
+
+        self.push_screen(
+            ConfirmModal(f"Apply {record.id[2:10]} to your working tree?", body), decided
+        )
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def apply_task(self, record: TaskRecord, paths: list[str] | None) -> None:
+        try:
+            result = worktrees.apply(self.source.monitor.store, record, paths)
+            self.post_message(ApplyDone(record.id, result))
+        except CaesarError as error:
+            self.post_message(ApplyDone(record.id, None, str(error)))
+
+    def on_apply_done(self, message: ApplyDone) -> None:
+        result = message.result
+        if result is None:
+            self.notify(message.error or "apply failed", title="Apply", severity="error")
+        elif result.applied:
+            self.notify(f"applied {len(result.files)} file(s), not committed", title="Apply")
+        else:
+            self.push_screen(
+                ConfirmModal(
+                    "Conflicts: nothing was applied",
+                    [f"conflict: {path}" for path in result.conflicts],
+                    conflicts=result.conflicts,
+                )
+            )
+
+    def action_cancel_task(self) -> None:
+        record = self._selected_record()
+        if record is None or record.status.terminal:
+            self.notify("the selected task has already ended")
+            return
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self.cancel_task(record.id)
+
+        self.push_screen(ConfirmModal(f"Cancel {record.id[2:10]}?", [record.objective]), decided)
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def cancel_task(self, task_id: str) -> None:
+        try:
+            control.cancel(self.source.monitor.store, task_id, by="watch")
+        except CaesarError as error:
+            self.call_from_thread(self.notify, str(error), title="Cancel", severity="error")
+
+    def action_discard(self) -> None:
+        record = self._selected_record()
+        if record is None or not record.worktree_path:
+            self.notify("the selected task has no worktree to discard")
+            return
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self.discard_task(record)
+
+        self.push_screen(
+            ConfirmModal(
+                f"Discard the worktree of {record.id[2:10]}?",
+                [record.worktree_path, "work never applied is kept: use `caesar discard --force`"],
+            ),
+            decided,
+        )
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def discard_task(self, record: TaskRecord) -> None:
+        try:
+            worktrees.discard(self.source.monitor.store, record)
+            self.call_from_thread(self.notify, "worktree discarded", title=record.id[2:10])
+        except CaesarError as error:
+            self.call_from_thread(self.notify, str(error), title="Discard", severity="error")
+
+    def action_filter(self) -> None:
+        def chosen(text: str | None) -> None:
+            if text is not None:
+                self.filter_text = text.strip()
+                self.query_one(TaskTree).set_filter(self.filter_text, self.clock())
+                self._status()
+
+        self.push_screen(FilterModal(self.filter_text), chosen)
+
+    def action_help(self) -> None:
+        rows = [
+            ("q", "quit"),
+            ("↑ ↓  j k", "move between tasks"),
+            ("enter", "focus the detail pane"),
+            ("1-5", "Activity, Questions, Diff, Report, Log"),
+            ("n", "next task that needs input"),
+            ("a", "answer the first pending question (1-9 pick an option)"),
+            ("A", "apply the task's diff to your tree (selected files)"),
+            ("x", "cancel the task"),
+            ("d", "discard the task's worktree"),
+            ("/", "filter: text, status:running, agent:codex"),
+            ("?", "this help"),
+        ]
+        self.push_screen(HelpModal(rows))
+
+    async def on_unmount(self) -> None:
+        if self._log_tail is not None:
+            self._log_tail.close()
+        self.source.close()
+
+
+def make_app(
+    root: Path,
+    *,
+    only: tuple[str, ...] = (),
+    poll: bool = False,
+    clock: Clock = system_clock,
+    diff_provider: DiffProvider = compute_diff,
+) -> CaesarApp:
+    return CaesarApp(
+        ProjectSource(root, only=only, poll=poll, clock=clock),
+        clock=clock,
+        diff_provider=diff_provider,
+    )

@@ -1,0 +1,48 @@
+"""``caesar watch --once``: one plain-text frame of the project, for pipes and scripts.
+
+Built from the same monitor as the app, with no Textual: the tree with each task's state and
+headline, then the pending questions.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from caesar_core.store import build_tree, walk_tree
+from caesar_core.watch import ProjectMonitor
+from caesar_tui.widgets.glyphs import STATUS_GLYPH, age
+
+
+def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
+    monitor = ProjectMonitor(root, only=only)
+    try:
+        monitor.scan()
+        views = {task_id: monitor.view(task_id, now) for task_id in monitor.ids()}
+    finally:
+        monitor.close()
+    if not views:
+        return "no tasks yet: start one with `caesar run OBJECTIVE --agent demo`\n"
+    counts: dict[str, int] = {}
+    for view in views.values():
+        counts[view.record.status.value] = counts.get(view.record.status.value, 0) + 1
+    waiting = sum(1 for v in views.values() if v.needs_input)
+    lines = [
+        "caesar  "
+        + "  ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        + (f"  {waiting} need input" if waiting else "")
+    ]
+    for level, record in walk_tree(build_tree(v.record for v in views.values())):
+        view = views[record.id]
+        mark = "?" if view.needs_input else STATUS_GLYPH[record.status]
+        headline = f"? {view.pending[0].question}" if view.needs_input else view.activity.headline
+        stalled = " (stalled)" if view.activity.stalled else ""
+        lines.append(
+            f"{'  ' * level}{mark} {record.id}  {record.role or record.agent:<10} "
+            f"{age((now - record.created_at).total_seconds()):>4}  {headline}{stalled}"
+        )
+    for view in views.values():
+        for question in view.pending:
+            options = f" [{' / '.join(question.options)}]" if question.options else ""
+            lines.append(f"question {view.id} {question.id}: {question.question}{options}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,82 @@
+"""Where the app's data comes from: the project on disk, watched, read by offset.
+
+A ``ProjectSource`` owns a :class:`~caesar_core.watch.ProjectMonitor`. All its reading happens
+in a thread (``asyncio.to_thread``), and the app receives immutable views in a
+:class:`~caesar_tui.messages.ProjectUpdated`; the monitor is never touched by two threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+
+from caesar_core.protocol.event import Event
+from caesar_core.watch import ProjectMonitor, TaskView
+from caesar_tui.clock import Clock, system_clock
+from caesar_tui.messages import ProjectUpdated
+
+DEBOUNCE_MS = 40
+"""watchfiles batches changes within this window; well under the 100 ms latency goal."""
+
+
+class ProjectSource:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        only: Iterable[str] = (),
+        poll: bool = False,
+        clock: Clock = system_clock,
+    ) -> None:
+        self.root = root
+        self.poll = poll
+        self.clock = clock
+        self.monitor = ProjectMonitor(root, only=only)
+
+    def _collect(self, ids: set[str], *, full: bool = False) -> ProjectUpdated:
+        now = self.clock()
+        views: dict[str, TaskView] = {}
+        events: dict[str, list[Event]] = {}
+        resets: set[str] = set()
+        for task_id in ids:
+            views[task_id] = self.monitor.view(task_id, now)
+            fresh, reset = self.monitor.take_fresh(task_id)
+            events[task_id] = fresh
+            if reset:
+                resets.add(task_id)
+        return ProjectUpdated(views, events, resets, full)
+
+    def initial(self) -> ProjectUpdated:
+        """Everything, once (blocking: call it from a thread)."""
+        return self._collect(self.monitor.scan(), full=True)
+
+    def apply(self, paths: Iterable[str]) -> ProjectUpdated:
+        """What a batch of changed paths changed (blocking: call it from a thread)."""
+        return self._collect(self.monitor.refresh(paths))
+
+    def rescan(self) -> ProjectUpdated:
+        """Re-evaluate every task's view (ages, stall flags) without reading anything new."""
+        return self._collect(set(self.monitor.ids()))
+
+    async def changes(self) -> AsyncIterator[set[str]]:
+        """Batches of changed paths under ``.caesar``, from file notifications (or polling)."""
+        from watchfiles import awatch
+
+        # Only the task directories and the records: worktrees also live under .caesar, and
+        # an agent's npm install there must not flood the app with notifications.
+        watched = [self.monitor.store.tasks_dir, self.monitor.store.records_dir]
+        for directory in watched:
+            await asyncio.to_thread(directory.mkdir, parents=True, exist_ok=True)
+        async for batch in awatch(
+            *watched,
+            debounce=DEBOUNCE_MS,
+            step=10,
+            force_polling=self.poll or None,
+            poll_delay_ms=100,
+            recursive=True,
+        ):
+            yield {path for _, path in batch}
+
+    def close(self) -> None:
+        self.monitor.close()

@@ -1,0 +1,125 @@
+"""The Activity tab: a task's events as rows, each tool call one row from start to end."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from caesar_core.protocol.event import Event
+from caesar_tui.activity_rows import Row, RowBuilder
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_KIND_STYLE = {
+    "message": "",
+    "thinking": "dim italic",
+    "progress": "cyan",
+    "file": "green",
+    "question": "bold yellow",
+    "answer": "yellow",
+    "error": "red",
+    "started": "dim",
+    "finished": "bold",
+}
+TEXT_WIDTH = 90
+COLUMNS = ("time", "mark", "what", "took", "detail")
+
+
+class ActivityView(DataTable[Text]):
+    """Rows are keyed by the row builder's keys, so a call's end updates its start row.
+
+    DataTable renders only the visible rows, so thousands of rows stay cheap; only the rows
+    an update touched are re-rendered.
+    """
+
+    DEFAULT_CSS = """
+    ActivityView {
+        height: 1fr;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_header=True)
+        self.task_id: str | None = None
+        self._builder = RowBuilder()
+        self._tick = 0
+        self._now: datetime | None = None
+
+    def on_mount(self) -> None:
+        self.add_column("time", key="time", width=8)
+        self.add_column("", key="mark", width=2)
+        self.add_column("what", key="what", width=12)
+        self.add_column("took", key="took", width=7)
+        self.add_column("detail", key="detail")
+
+    def show(self, task_id: str, events: list[Event], now: datetime) -> None:
+        """Switch to another task: its rows, from its recent events."""
+        self.task_id = task_id
+        self._builder = RowBuilder()
+        self.clear()
+        self._now = now
+        self.extend(events, now)
+
+    def extend(self, events: list[Event], now: datetime) -> None:
+        """Append or update the rows ``events`` touch; follows the end if it was at the end."""
+        self._now = now
+        at_end = self.cursor_row >= self.row_count - 1
+        for row in self._builder.feed(events):
+            cells = self._cells(row)
+            if row.key in self.rows:
+                for column, cell in zip(
+                    ("time", "mark", "what", "detail", "took"), cells, strict=True
+                ):
+                    self.update_cell(row.key, column, cell)
+            else:
+                self.add_row(*cells, key=row.key)
+        if at_end and self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)
+
+    def tick(self, now: datetime) -> None:
+        """Advance the spinners and elapsed times of running calls."""
+        self._tick += 1
+        self._now = now
+        for row in self._builder.rows.values():
+            if row.kind == "tool" and row.status == "started" and row.key in self.rows:
+                _, mark, _, took, _ = self._cells(row)
+                self.update_cell(row.key, "mark", mark)
+                self.update_cell(row.key, "took", took)
+
+    def _cells(self, row: Row) -> tuple[Text, Text, Text, Text, Text]:
+        when = Text(row.at.astimezone().strftime("%H:%M:%S"), style="dim")
+        text = " ".join(row.text.split())
+        if row.kind == "thinking":
+            text = text[:TEXT_WIDTH]  # folded: the first words of the thought
+        elif len(text) > TEXT_WIDTH * 3:
+            text = text[: TEXT_WIDTH * 3 - 1] + "…"
+        if row.kind == "tool":
+            if row.status == "started":
+                mark = Text(SPINNER[self._tick % len(SPINNER)], style="cyan")
+                took = _duration(row.at, self._now) if self._now else ""
+                took_text = Text(took, style="cyan")
+            else:
+                failed = row.status == "failed"
+                mark = Text("✗" if failed else "✓", style="red" if failed else "green")
+                took_text = Text(
+                    _duration(row.at, row.ended_at) if row.ended_at else "", style="dim"
+                )
+            return when, mark, Text(row.title, style="bold"), took_text, Text(text)
+        style = _KIND_STYLE.get(row.kind, "")
+        return (
+            when,
+            Text("·", style=style),
+            Text(row.title, style=style),
+            Text(text, style=style),
+            Text(""),
+        )
+
+
+def _duration(start: datetime, end: datetime | None) -> str:
+    if end is None:
+        return ""
+    seconds = max(0.0, (end - start).total_seconds())
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"

@@ -1,0 +1,498 @@
+"""One file's unified diff, drawn a line at a time so a 50,000-line patch scrolls freely.
+
+The widget never copies the patch: it keeps the whole ``TreeDiff.patch`` string, the
+character range of the shown file, and an array of line-start offsets into it. Textual asks
+for the visible rows only (``render_line``); each row is highlighted as part of a small
+block of neighbouring lines and kept in bounded LRU caches, so the work done follows what
+the person looks at, not the size of the diff.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax, SyntaxTheme
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.content import Content
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+__all__ = ["BLOCK_LINES", "DiffText", "PatchIndex", "index_patch"]
+
+BLOCK_LINES = 64
+"""Lines highlighted together. The lexer restarts at every block, so a block must be long
+enough for most multi-line constructs and short enough to lex in about a millisecond."""
+
+TAB_SIZE = 4
+
+_NEWLINE = re.compile("\n")
+_FILE_HEADER = "diff --git "
+_CONTROL = dict.fromkeys((*range(0x09), *range(0x0A, 0x20), 0x7F), 0xFFFD)
+"""Control characters would corrupt the terminal: they are shown as U+FFFD."""
+
+_DARK_THEME = "github-dark"
+_LIGHT_THEME = "default"
+
+Tokens = list[tuple[str, Style | None]]
+"""One line of code after highlighting: text runs and their syntax style."""
+
+
+# --------------------------------------------------------------------------------------
+# Splitting a multi-file patch into per-file ranges (offsets only, no copies)
+
+
+class PatchIndex(dict[str, tuple[int, int]]):
+    """Each file's ``(start, end)`` character range in a multi-file patch.
+
+    Keyed like ``FileChange.path``: a renamed file by its new path, a deleted one by the
+    path it had. Ranges point into the patch string the index was built from.
+    """
+
+
+def index_patch(patch: str) -> PatchIndex:
+    """Find where each file's section of ``patch`` starts and ends.
+
+    ``TreeDiff.files`` is sorted by path but its patch is in git's delta order, so files are
+    matched to sections by the paths in each section's header, not by position. Only section
+    starts are searched (``str.find``, C speed) and only header lines parsed, so this costs
+    O(number of files) Python work whatever the size of the patch.
+    """
+    index = PatchIndex()
+    starts: list[int] = []
+    position = 0 if patch.startswith(_FILE_HEADER) else patch.find("\n" + _FILE_HEADER)
+    while position >= 0:
+        if patch[position] == "\n":
+            position += 1
+        starts.append(position)
+        position = patch.find("\n" + _FILE_HEADER, position)
+    for number, start in enumerate(starts):
+        end = starts[number + 1] if number + 1 < len(starts) else len(patch)
+        path = _section_path(patch, start, end)
+        if path:
+            index.setdefault(path, (start, end))
+    return index
+
+
+def _section_path(patch: str, start: int, end: int) -> str | None:
+    """The path a file section's header names: the new one, or the old one if deleted."""
+    hunk = patch.find("\n@@", start, end)
+    header = patch[start : end if hunk < 0 else hunk].split("\n")
+    old: str | None = None
+    new: str | None = None
+    for line in header[1:]:
+        if line.startswith("rename from "):
+            old = _unquote(line[len("rename from ") :])
+        elif line.startswith("rename to "):
+            new = _unquote(line[len("rename to ") :])
+        elif line.startswith("--- ") and old is None:
+            old = _strip_prefix(_unquote(line[4:].rstrip("\t")), "a/")
+        elif line.startswith("+++ ") and new is None:
+            new = _strip_prefix(_unquote(line[4:].rstrip("\t")), "b/")
+    if old is None or new is None:
+        both = _symmetric_header_path(header[0][len(_FILE_HEADER) :])
+        old = old or both
+        new = new or both
+    return new or old
+
+
+def _symmetric_header_path(rest: str) -> str | None:
+    """The path of ``a/P b/P`` (git writes added, deleted and binary files this way).
+
+    Splitting at a space is ambiguous when the path holds one, but both halves are the same
+    path, so the lengths alone say where the split is.
+    """
+    if rest.startswith('"'):
+        first, _, second = rest.partition('" ')
+        a = _strip_prefix(_unquote(first + '"'), "a/")
+        b = _strip_prefix(_unquote(second), "b/")
+        return b or a
+    half, odd = divmod(len(rest) - 1, 2)
+    if odd or rest[half : half + 3] != " b/" or not rest.startswith("a/"):
+        return None
+    path = rest[2:half]
+    return path if path == rest[half + 3 :] else None
+
+
+def _strip_prefix(path: str | None, prefix: str) -> str | None:
+    if path is None or path == "/dev/null":
+        return None
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
+
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def _unquote(text: str) -> str:
+    """Undo git's C-style quoting (``"\\303\\274.txt"``) of unusual paths."""
+    if len(text) < 2 or not (text.startswith('"') and text.endswith('"')):
+        return text
+    body = text[1:-1]
+    out = bytearray()
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char != "\\" or index + 1 >= len(body):
+            out += char.encode("utf-8", "surrogateescape")
+            index += 1
+            continue
+        following = body[index + 1]
+        octal = body[index + 1 : index + 4]
+        if len(octal) == 3 and all(digit in "01234567" for digit in octal):
+            out.append(int(octal, 8) & 0xFF)
+            index += 4
+        else:
+            out.append(_ESCAPES.get(following, ord(following) & 0xFF))
+            index += 2
+    return out.decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------------------
+# Highlighting
+
+
+@lru_cache(maxsize=128)
+def _lexer_for(path: str, sample: str) -> Any:
+    """The pygments lexer for ``path`` (None: plain text), chosen the way rich chooses.
+
+    Cached by path and sample, so moving through the file list does not rescan pygments'
+    registry. ``Syntax.lexer`` builds it with ``stripnl=False``, which keeps blank lines,
+    and so the line count, intact.
+    """
+    alias = Syntax.guess_lexer(path, sample or None)
+    if alias in {"default", "text"}:
+        return None
+    return Syntax("", alias, tab_size=TAB_SIZE).lexer
+
+
+@lru_cache(maxsize=4)
+def _syntax_theme(name: str) -> SyntaxTheme:
+    return Syntax.get_theme(name)
+
+
+@lru_cache(maxsize=1024)
+def _token_style(theme_name: str, token_type: Any) -> Style | None:
+    """A token's colour and attributes, without any background: the line's tint shows."""
+    style = _syntax_theme(theme_name).get_style_for_token(token_type)
+    plain = Style(
+        color=style.color,
+        bold=style.bold,
+        italic=style.italic,
+        underline=style.underline,
+    )
+    return plain if plain else None
+
+
+def highlight_lines(lexer: Any, theme_name: str, lines: list[str]) -> list[Tokens]:
+    """Highlight ``lines`` of code as one stream, and cut the result back into lines."""
+    result: list[Tokens] = [[]]
+    if lexer is None:
+        return [[(line, None)] for line in lines]
+    for token_type, value in lexer.get_tokens("\n".join(lines) + "\n"):
+        style = _token_style(theme_name, token_type)
+        rest = value
+        while rest:
+            part, newline, rest = rest.partition("\n")
+            if part:
+                result[-1].append((part, style))
+            if newline:
+                result.append([])
+    result = result[: len(lines)]
+    while len(result) < len(lines):  # pragma: no cover - a lexer that ate a newline
+        result.append([(lines[len(result)], None)])
+    return result
+
+
+def clean(text: str) -> str:
+    """A line made safe for the terminal: CR dropped, tabs expanded, controls replaced."""
+    if text.endswith("\r"):
+        text = text[:-1]
+    return text.expandtabs(TAB_SIZE).translate(_CONTROL)
+
+
+# --------------------------------------------------------------------------------------
+# The widget
+
+_CODE_MARKERS = {"+": "diff-text--added", "-": "diff-text--removed", " ": "diff-text--context"}
+
+
+class DiffText(ScrollView, can_focus=True):
+    """The unified diff of one file, syntax highlighted, rendered lazily with the Line API.
+
+    Call ``show_patch`` with the whole patch string and the file's range in it, or
+    ``show_message`` for a file that has no text to show (binary, no patch).
+    """
+
+    ALLOW_SELECT = False
+
+    DEFAULT_CSS = """
+    DiffText {
+        width: 1fr;
+        height: 1fr;
+        background: $surface;
+        border: tall $border-blurred;
+        border-title-color: $foreground;
+        border-subtitle-color: $text-muted;
+        &:focus {
+            border: tall $border;
+        }
+        & > .diff-text--added {
+            background: $success 15%;
+        }
+        & > .diff-text--removed {
+            background: $error 15%;
+        }
+        & > .diff-text--hunk {
+            color: $text-muted;
+            background: $primary 8%;
+        }
+        & > .diff-text--meta {
+            color: $text-muted;
+            text-style: bold;
+        }
+        & > .diff-text--message {
+            color: $text-muted;
+            text-style: italic;
+        }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "diff-text--context",
+        "diff-text--added",
+        "diff-text--removed",
+        "diff-text--hunk",
+        "diff-text--meta",
+        "diff-text--message",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `diff-text--context` | Unchanged lines. |
+    | `diff-text--added` | Added lines (the tint fills the row). |
+    | `diff-text--removed` | Removed lines. |
+    | `diff-text--hunk` | `@@ ... @@` hunk headers. |
+    | `diff-text--meta` | File header lines (`diff --git`, `index`, `---`, `+++`, renames). |
+    | `diff-text--message` | The message shown instead of text (binary file, no patch). |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "scroll_down", "Down", show=False),
+        Binding("k", "scroll_up", "Up", show=False),
+    ]
+
+    STRIP_CACHE_SIZE = 1024
+    TOKEN_CACHE_BLOCKS = 32
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        id: str | None = None,  # noqa: A002 (Textual's name)
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._text = ""
+        """The whole patch; never sliced as a whole, only line by line."""
+        self._offsets: array[int] = array("q", [0])
+        """Start offset of each line in ``_text``, then one past the last line's end."""
+        self._first_hunk = 0
+        """Index of the first ``@@`` line: lines before it are the file header."""
+        self._path = ""
+        self._lexer: Any = None
+        self._message: str | None = None
+        self._width = 0
+        self._tokens: LRUCache[int, list[Tokens]] = LRUCache(self.TOKEN_CACHE_BLOCKS)
+        """Highlighted blocks by block number: independent of the widget's styles."""
+        self._strips: LRUCache[int, tuple[Strip, Style]] = LRUCache(self.STRIP_CACHE_SIZE)
+        """Styled, uncropped lines and the style that pads them, by line number."""
+        self._styles: dict[str, Style] = {}
+        self._theme_name = ""
+        self.highlighted_lines = 0
+        """How many lines went through the highlighter since the widget was made.
+
+        Tests read it to prove the work is bounded by what was looked at, not by the diff's
+        size."""
+
+    # ----------------------------------------------------------------------- content
+
+    @property
+    def path(self) -> str:
+        """The path of the file shown, or "" when none is."""
+        return self._path
+
+    @property
+    def line_count(self) -> int:
+        """Lines of the shown file's patch (0 while a message is shown)."""
+        return 0 if self._message is not None else len(self._offsets) - 1
+
+    @property
+    def message(self) -> str | None:
+        """The message shown instead of text, if any."""
+        return self._message
+
+    def show_patch(
+        self,
+        path: str,
+        patch: str,
+        start: int = 0,
+        end: int | None = None,
+        *,
+        title: str | None = None,
+        keep_scroll: bool = False,
+    ) -> None:
+        """Show ``patch[start:end]``, the unified diff of ``path``.
+
+        Args:
+            path: The file's path; its extension chooses the syntax highlighter.
+            patch: A patch string, usually a whole ``TreeDiff.patch``; it is not copied.
+            start: Offset of the file's first line in ``patch``.
+            end: Offset just past the file's last line (default: the end of ``patch``).
+            title: Shown in the border (default: ``path``).
+            keep_scroll: Keep the scroll position, for a refreshed diff of the same file.
+        """
+        end = len(patch) if end is None else end
+        offsets = array("q", [start])
+        offsets.extend(match.end() for match in _NEWLINE.finditer(patch, start, end))
+        if offsets[-1] != end:
+            offsets.append(end + 1)  # an unterminated last line: pretend it had its newline
+        hunk = patch.find("\n@@", start, end)
+        self._text = patch
+        self._offsets = offsets
+        self._first_hunk = len(offsets) - 1 if hunk < 0 else bisect_right(offsets, hunk + 1) - 1
+        self._path = path
+        self._lexer = _lexer_for(path, patch[start : min(end, start + 2048)])
+        self._message = None
+        longest = max(
+            (b - a for a, b in pairwise(offsets)),
+            default=1,
+        )
+        self._reset(title if title is not None else path, longest, keep_scroll=keep_scroll)
+
+    def show_message(self, message: str, *, title: str | None = None) -> None:
+        """Show ``message`` instead of a patch (a binary file, a file without text)."""
+        self._text = ""
+        self._offsets = array("q", [0])
+        self._first_hunk = 0
+        self._path = ""
+        self._lexer = None
+        self._message = message
+        self._reset(title, len(message) + 1, keep_scroll=False)
+
+    def clear(self) -> None:
+        """Show nothing."""
+        self.show_message("")
+
+    def line_text(self, index: int) -> str:
+        """The raw text of line ``index`` of the shown patch, without its newline."""
+        return self._text[self._offsets[index] : self._offsets[index + 1] - 1]
+
+    def _reset(self, title: str | None, width: int, *, keep_scroll: bool) -> None:
+        self._tokens.clear()
+        self._strips.clear()
+        self._width = width
+        lines = 1 if self._message is not None else self.line_count
+        self.virtual_size = Size(width, lines)
+        self.border_title = Content(title) if title else None
+        self.border_subtitle = None if self._message is not None else f"{self.line_count:,} lines"
+        if not keep_scroll:
+            self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh()
+
+    # ----------------------------------------------------------------------- styles
+
+    def notify_style_update(self) -> None:
+        """Theme or pseudo-class changed: restyle the cached lines.
+
+        Highlighted tokens are kept; ``_tokens_of`` drops them when the app switches
+        between a dark and a light theme, since token colours come from a syntax theme.
+        """
+        super().notify_style_update()
+        self._styles.clear()
+        self._strips.clear()
+
+    def _style(self, component: str) -> Style:
+        style = self._styles.get(component)
+        if style is None:
+            style = self.get_visual_style(component).rich_style
+            self._styles[component] = style
+        return style
+
+    # ----------------------------------------------------------------------- rendering
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        index = scroll_y + y
+        if self._message is not None:
+            if index != 0:
+                return Strip.blank(width, self.rich_style)
+            style = self._style("diff-text--message")
+            strip = Strip([Segment(clean(self._message), style)])
+            return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        if index >= self.line_count:
+            return Strip.blank(width, self.rich_style)
+        strip, pad = self._line_strip(index)
+        return strip.crop_extend(scroll_x, scroll_x + width, pad)
+
+    def _line_strip(self, index: int) -> tuple[Strip, Style]:
+        cached = self._strips.get(index)
+        if cached is not None:
+            return cached
+        line = self.line_text(index)
+        marker = line[:1]
+        if index < self._first_hunk or marker not in _CODE_MARKERS:
+            component = "diff-text--hunk" if line.startswith("@@") else "diff-text--meta"
+            style = self._style(component)
+            segments = [Segment(clean(line), style)]
+        else:
+            style = self._style(_CODE_MARKERS[marker])
+            segments = [Segment(marker, style + Style(bold=True))]
+            segments.extend(
+                Segment(text, style + token if token else style)
+                for text, token in self._tokens_of(index)
+            )
+        strip = Strip(segments)
+        if strip.cell_length > self._width:
+            self._width = strip.cell_length
+            self.virtual_size = Size(self._width, self.line_count)
+        self._strips[index] = (strip, style)
+        return strip, style
+
+    def _tokens_of(self, index: int) -> Tokens:
+        theme = _DARK_THEME if self.app.current_theme.dark else _LIGHT_THEME
+        if theme != self._theme_name:
+            self._theme_name = theme
+            self._tokens.clear()
+        block = index // BLOCK_LINES
+        tokens = self._tokens.get(block)
+        if tokens is None:
+            first = block * BLOCK_LINES
+            last = min(first + BLOCK_LINES, self.line_count)
+            code_lines = list(self._code_lines(range(first, last)))
+            self.highlighted_lines += len(code_lines)
+            highlighted = iter(highlight_lines(self._lexer, theme, code_lines))
+            tokens = [
+                next(highlighted) if self._is_code(line) else [] for line in range(first, last)
+            ]
+            self._tokens[block] = tokens
+        return tokens[index % BLOCK_LINES]
+
+    def _is_code(self, index: int) -> bool:
+        return index >= self._first_hunk and self.line_text(index)[:1] in _CODE_MARKERS
+
+    def _code_lines(self, indexes: Iterable[int]) -> Iterable[str]:
+        """The code of each +/-/context line in ``indexes``, marker dropped, tabs expanded."""
+        for index in indexes:
+            if self._is_code(index):
+                yield clean(self.line_text(index)[1:])

@@ -1,0 +1,210 @@
+"""The Diff tab: one task's changed files, which of them to apply, and each file's diff.
+
+The diff arrives already computed (``DiffReady`` from a git worker); showing it only indexes
+the patch (``index_patch``: offsets, no copies), so ``show`` is cheap on the event loop even
+for a huge patch, and the text itself is rendered lazily by ``DiffText``.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.events import Resize
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+
+from caesar_core.git.diff import FileChange, TreeDiff
+from caesar_tui.widgets.diff_files import DiffFileList, file_label
+from caesar_tui.widgets.diff_text import DiffText, PatchIndex, index_patch
+
+__all__ = ["DiffView"]
+
+NO_GIT = "no git: this task's changes could not be computed"
+NO_CHANGES = "no changes"
+NO_TASK = "no task selected"
+BINARY = "binary file differs"
+NO_PATCH = "no text for this file in the patch"
+STACK_BELOW = 80
+"""Below this width the file list goes above the text instead of beside it."""
+
+
+class DiffView(Widget):
+    """One task's diff: a file list with checkboxes beside the selected file's diff text.
+
+    The app calls ``show(task_id, diff)`` whenever a diff arrives and reads
+    ``selected_paths`` when the person asks to apply; the keys that act on the task
+    (apply, discard) belong to the app, not to this widget.
+    """
+
+    DEFAULT_CSS = """
+    DiffView {
+        height: 1fr;
+        & > #diff-message {
+            width: 1fr;
+            height: 1fr;
+            content-align: center middle;
+            color: $text-muted;
+        }
+        & > #diff-panes {
+            height: 1fr;
+        }
+        & DiffFileList {
+            width: 40%;
+            max-width: 60;
+            min-width: 24;
+        }
+        &.-stacked > #diff-panes {
+            layout: vertical;
+        }
+        &.-stacked DiffFileList {
+            width: 1fr;
+            max-width: 100%;
+            height: 35%;
+        }
+    }
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        id: str | None = None,  # noqa: A002 (Textual's name)
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._task_id: str | None = None
+        self._diff: TreeDiff | None = None
+        self._index = PatchIndex()
+        self._current: str | None = None
+        """Path of the file whose diff is on the right."""
+        self._shown = False
+        """Whether ``show`` was called; before that the view says no task is selected."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(NO_TASK, id="diff-message", markup=False)
+        with Horizontal(id="diff-panes"):
+            yield DiffFileList(id="diff-files")
+            yield DiffText(id="diff-text")
+
+    def on_mount(self) -> None:
+        self._refresh_view(same_task=False)
+
+    # ----------------------------------------------------------------------- public API
+
+    @property
+    def task_id(self) -> str | None:
+        """The task whose diff is shown."""
+        return self._task_id
+
+    @property
+    def diff(self) -> TreeDiff | None:
+        """The diff shown (None: no task yet, or its changes could not be computed)."""
+        return self._diff
+
+    @property
+    def file_list(self) -> DiffFileList:
+        return self.query_one("#diff-files", DiffFileList)
+
+    @property
+    def text(self) -> DiffText:
+        return self.query_one("#diff-text", DiffText)
+
+    @property
+    def selected_paths(self) -> list[str]:
+        """The paths to hand to ``apply_changes(paths=...)`` for the selected files.
+
+        A rename contributes its old path too: ``apply`` selects paths on both sides of the
+        change, and without the old one it would add the new file but keep the old.
+        """
+        if self._diff is None or not self.is_mounted:
+            return []
+        paths: list[str] = []
+        for change in self.file_list.selected_files:
+            paths.append(change.path)
+            if change.old_path and change.old_path != change.path:
+                paths.append(change.old_path)
+        return list(dict.fromkeys(paths))
+
+    def show(self, task_id: str, diff: TreeDiff | None) -> None:
+        """Show ``diff`` as ``task_id``'s changes.
+
+        A new diff of the task already shown keeps the person's place: the highlighted
+        file, its scroll position, and the files they deselected. ``None`` means git could
+        not compute the changes.
+        """
+        same_task = self._shown and task_id == self._task_id
+        self._shown = True
+        self._task_id = task_id
+        self._diff = diff
+        self._index = index_patch(diff.patch) if diff is not None else PatchIndex()
+        if self.is_mounted:
+            self._refresh_view(same_task=same_task)
+
+    # ----------------------------------------------------------------------- internals
+
+    def _refresh_view(self, *, same_task: bool) -> None:
+        diff = self._diff
+        if not self._shown:
+            message: str | None = NO_TASK
+        elif diff is None:
+            message = NO_GIT
+        elif diff.is_empty:
+            message = NO_CHANGES
+        else:
+            message = None
+        self.query_one("#diff-message", Static).update(message or "")
+        self.query_one("#diff-message").display = message is not None
+        self.query_one("#diff-panes").display = message is None
+        files = self.file_list
+        if diff is None or message is not None:
+            files.set_files([])
+            self.text.clear()
+            self._current = None
+            return
+        previous = files.highlighted_file if same_task else None
+        files.set_files(
+            diff.files,
+            deselected=files.deselected if same_task else (),
+            highlight=previous.path if previous else None,
+        )
+        current = files.highlighted_file
+        if current is not None:
+            self._show_file(current, keep_scroll=previous is not None and previous == current)
+
+    def _show_file(self, change: FileChange, *, keep_scroll: bool = False) -> None:
+        self._current = change.path
+        text = self.text
+        title = file_label(change)
+        span = self._index.get(change.path)
+        if change.binary:
+            text.show_message(BINARY, title=title)
+        elif span is None or self._diff is None:
+            text.show_message(NO_PATCH, title=title)
+        else:
+            start, end = span
+            text.show_patch(
+                change.path, self._diff.patch, start, end, title=title, keep_scroll=keep_scroll
+            )
+
+    @on(OptionList.OptionHighlighted, "#diff-files")
+    def _file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        # Stopped so an app-level OptionList handler (a task list) never sees these.
+        event.stop()
+        files = self.file_list
+        change = files.highlighted_file
+        if change is not None and change.path != self._current:
+            self._show_file(change)
+
+    @on(OptionList.OptionSelected, "#diff-files")
+    def _file_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+
+    @on(DiffFileList.Opened)
+    def _file_opened(self, event: DiffFileList.Opened) -> None:
+        event.stop()
+        self.text.focus()
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < STACK_BELOW, "-stacked")

@@ -1,0 +1,229 @@
+"""A task's report, laid out for reading: verdict, changes, findings by severity, usage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from caesar_core.protocol.report import ChangeAction, Report, ReportStatus, Severity, Usage
+from caesar_core.store.record import ReportSource, TaskStatus, VerifiedBy
+from caesar_core.watch import TaskView
+
+SEVERITY_ORDER = (
+    Severity.CRITICAL,
+    Severity.HIGH,
+    Severity.MEDIUM,
+    Severity.LOW,
+    Severity.INFO,
+)
+"""Most severe first: what needs attention comes before what is merely noted."""
+
+SEVERITY_STYLE = {
+    Severity.CRITICAL: "bold reverse $text-error",
+    Severity.HIGH: "bold $text-error",
+    Severity.MEDIUM: "$text-warning",
+    Severity.LOW: "$text-primary",
+    Severity.INFO: "$text-muted",
+}
+
+TASK_STYLE = {
+    TaskStatus.PENDING: "$text-muted",
+    TaskStatus.RUNNING: "$text-accent",
+    TaskStatus.SUCCEEDED: "$text-success",
+    TaskStatus.FAILED: "$text-error",
+    TaskStatus.CANCELLED: "$text-warning",
+    TaskStatus.TIMED_OUT: "$text-error",
+}
+
+REPORT_STYLE = {
+    ReportStatus.SUCCESS: "$text-success",
+    ReportStatus.PARTIAL: "$text-warning",
+    ReportStatus.FAILED: "$text-error",
+    ReportStatus.BLOCKED: "$text-warning",
+}
+
+CHANGE_MARK = {
+    ChangeAction.CREATED: ("+", "$text-success"),
+    ChangeAction.MODIFIED: ("~", "$text-warning"),
+    ChangeAction.DELETED: ("-", "$text-error"),
+    ChangeAction.RENAMED: (">", "$text-accent"),
+}
+
+SOURCE_NOTE = {
+    ReportSource.CHANNEL: "submitted through caesar's channel",
+    ReportSource.SCHEMA: "the agent's native structured output",
+    ReportSource.FILE: "report.json written by the agent",
+    ReportSource.EXTRACTED: "found in the agent's output",
+    ReportSource.SYNTHESIZED: "written by caesar: the agent gave no report",
+}
+"""Why the source matters: the lower the tier, the less the report is the agent's own word."""
+
+
+class ReportView(VerticalScroll):
+    """The report of one task, rebuilt whole on each ``show``.
+
+    A report is written once, at the end of a task, so one ``Static`` re-rendered from
+    scratch costs nothing worth caching. Being the scroll container itself keeps long
+    details and finding lists reachable from the keyboard once the view has the focus.
+    """
+
+    DEFAULT_CSS = """
+    ReportView {
+        height: 1fr;
+        & > Static { padding: 0 1; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._body = Static(Content.styled("no report yet", "$text-muted"), id="report")
+
+    def compose(self) -> ComposeResult:
+        yield self._body
+
+    def show(self, view: TaskView, report: Report | None) -> None:
+        """Lay out ``report`` (None: the task has not produced one yet)."""
+        self._body.update(render_report(view, report))
+
+    def clear(self) -> None:
+        """No task selected."""
+        self._body.update(Content.styled("no report yet", "$text-muted"))
+
+
+def render_report(view: TaskView, report: Report | None) -> Content:
+    """The whole report as one ``Content``, styled with theme variables."""
+    record = view.record
+    status = Content.assemble(
+        ("task ", "$text-muted"),
+        (record.status.value, f"bold {TASK_STYLE[record.status]}"),
+    )
+    if report is None:
+        return _lines([status, Content.styled("no report yet", "$text-muted")])
+    status = Content.assemble(
+        status,
+        ("  report ", "$text-muted"),
+        (report.status.value, f"bold {REPORT_STYLE[report.status]}"),
+    )
+    blocks: list[Content] = [status, Content.styled(report.summary, "bold")]
+    if report.details:
+        blocks.append(Content(report.details))
+    if report.changes:
+        blocks.append(_changes(report, record.changes_verified_by))
+    if report.findings:
+        blocks.append(_findings(report))
+    if report.commands_run:
+        lines = [_heading("commands")]
+        for run in report.commands_run:
+            code = "" if run.exit_code is None else f"exit {run.exit_code}"
+            style = "$text-success" if run.exit_code == 0 else "$text-error"
+            lines.append(Content.assemble("  $ ", run.command, "  ", (code, style)))
+        blocks.append(_lines(lines))
+    if report.questions:
+        lines = [_heading("open questions")]
+        for question in report.questions:
+            options = f"  ({' / '.join(question.options)})" if question.options else ""
+            lines.append(Content.assemble("  ? ", question.question, (options, "$text-muted")))
+        blocks.append(_lines(lines))
+    if report.next_steps:
+        lines = [_heading("next steps")]
+        lines += [Content.assemble("  • ", step) for step in report.next_steps]
+        blocks.append(_lines(lines))
+    if report.artifacts:
+        lines = [_heading("artifacts")]
+        for artifact in report.artifacts:
+            lines.append(
+                Content.assemble("  ", artifact.path, "  ", (artifact.description, "$text-muted"))
+            )
+        blocks.append(_lines(lines))
+    if report.usage is not None and (usage := _usage(report.usage)):
+        blocks.append(Content.assemble(("usage  ", "$text-muted"), usage))
+    if record.report_source is not None:
+        source = record.report_source
+        style = "$text-warning" if source is ReportSource.SYNTHESIZED else ""
+        blocks.append(
+            Content.assemble(
+                ("source  ", "$text-muted"),
+                (source.value, style),
+                (f"  {SOURCE_NOTE[source]}", "$text-muted"),
+            )
+        )
+    return Content("\n\n").join(blocks)
+
+
+def _heading(text: str, note: str = "") -> Content:
+    return Content.assemble((text, "bold"), (note, "$text-muted"))
+
+
+def _changes(report: Report, verified_by: VerifiedBy | None) -> Content:
+    note = {
+        VerifiedBy.GIT: "  verified by git",
+        VerifiedBy.DECLARATION: "  as declared",
+        None: "  not verified yet",
+    }[verified_by]
+    lines = [_heading(f"changes ({len(report.changes)})", note)]
+    for change in report.changes:
+        mark, style = CHANGE_MARK[change.action]
+        summary = f"  {change.summary}" if change.summary else ""
+        lines.append(
+            Content.assemble("  ", (mark, style), " ", change.path, (summary, "$text-muted"))
+        )
+    return _lines(lines)
+
+
+def _findings(report: Report) -> Content:
+    lines: list[Content] = []
+    for severity in SEVERITY_ORDER:
+        found = [finding for finding in report.findings if finding.severity is severity]
+        if not found:
+            continue
+        style = SEVERITY_STYLE[severity]
+        lines.append(Content.assemble((f" {severity.value} ", style), f" {len(found)}"))
+        for finding in found:
+            where = finding.file or ""
+            if where and finding.line is not None:
+                where = f"{where}:{finding.line}"
+            lines.append(
+                Content.assemble(
+                    "  • ", finding.title, (f"  {where}" if where else "", "$text-muted")
+                )
+            )
+            if finding.detail:
+                lines.append(Content.assemble("    ", (finding.detail, "$text-muted")))
+    return _lines([_heading("findings"), *lines])
+
+
+def _usage(usage: Usage) -> Content | None:
+    parts: list[str] = []
+    if usage.input_tokens is not None or usage.output_tokens is not None:
+        parts.append(f"{_count(usage.input_tokens)} in / {_count(usage.output_tokens)} out tokens")
+    if usage.cost_usd is not None:
+        # Cheap tasks cost fractions of a cent; two decimals would show them as free.
+        cost = usage.cost_usd
+        parts.append(f"${cost:.4f}" if cost < 0.01 else f"${cost:.2f}")
+    if usage.duration_ms is not None:
+        parts.append(_duration(usage.duration_ms))
+    return Content("  ·  ".join(parts)) if parts else None
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def _duration(ms: int) -> str:
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
+
+
+def _lines(items: Iterable[Content]) -> Content:
+    return Content("\n").join(items)
+
+
+__all__ = ["ReportView", "render_report"]

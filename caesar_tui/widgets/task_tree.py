@@ -1,0 +1,165 @@
+"""The left pane: tasks by delegation, each with its state in one line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from caesar_core.events.fold import STALL_AFTER
+from caesar_core.store import build_tree
+from caesar_core.watch import TaskView
+from caesar_tui.widgets.glyphs import NEEDS_INPUT, STALLED, STATUS_GLYPH, STATUS_STYLE, age
+
+HEADLINE_WIDTH = 70
+
+
+def matches(view: TaskView, query: str) -> bool:
+    """The filter: words that must all match; ``status:X`` and ``agent:X`` target a field."""
+    for word in query.lower().split():
+        if word.startswith("status:"):
+            wanted = word[len("status:") :]
+            state = "needs_input" if view.needs_input else view.record.status.value
+            if not state.startswith(wanted):
+                return False
+        elif word.startswith("agent:"):
+            if not view.record.agent.lower().startswith(word[len("agent:") :]):
+                return False
+        else:
+            haystack = " ".join(
+                (
+                    view.id,
+                    view.record.agent,
+                    view.record.role or "",
+                    view.record.objective,
+                    view.activity.headline,
+                )
+            ).lower()
+            if word not in haystack:
+                return False
+    return True
+
+
+class TaskTree(Tree[str]):
+    """Roots, then children by parent, in creation order; the node data is the task id."""
+
+    DEFAULT_CSS = """
+    TaskTree {
+        width: 1fr;
+        min-width: 40;
+        border-right: solid $panel-lighten-2;
+    }
+    """
+
+    @dataclass
+    class Selected(Message):
+        task_id: str
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("tasks", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._task_nodes: dict[str, TreeNode[str]] = {}
+        self._views: dict[str, TaskView] = {}
+        self._filter = ""
+
+    def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
+        """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
+        self._views.update(views)
+        if any(task_id not in self._task_nodes for task_id in views):
+            self._rebuild(now)
+            return
+        for task_id in views:
+            self._task_nodes[task_id].set_label(self._label(self._views[task_id], now))
+
+    def refresh_labels(self, now: datetime) -> None:
+        """Ages and stall marks move with the clock, without any new file change."""
+        for task_id, node in self._task_nodes.items():
+            node.set_label(self._label(self._views[task_id], now))
+
+    def set_filter(self, query: str, now: datetime) -> None:
+        self._filter = query
+        self._rebuild(now)
+
+    @property
+    def selected_id(self) -> str | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def ids_in_order(self) -> list[str]:
+        ordered: list[str] = []
+
+        def walk(node: TreeNode[str]) -> None:
+            for child in node.children:
+                if child.data is not None:
+                    ordered.append(child.data)
+                walk(child)
+
+        walk(self.root)
+        return ordered
+
+    def select_task(self, task_id: str) -> None:
+        node = self._task_nodes.get(task_id)
+        if node is not None:
+            self.move_cursor(node)
+
+    def _rebuild(self, now: datetime) -> None:
+        selected = self.selected_id
+        self.clear()
+        self._task_nodes.clear()
+        shown = {
+            i: v for i, v in self._views.items() if not self._filter or matches(v, self._filter)
+        }
+        for root in build_tree(v.record for v in shown.values()):
+            self._add(self.root, root, shown, now)
+        self.root.expand_all()
+        if selected is not None and selected in self._task_nodes:
+            self.move_cursor(self._task_nodes[selected])
+
+    def _add(
+        self, parent: TreeNode[str], node: object, shown: dict[str, TaskView], now: datetime
+    ) -> None:
+        from caesar_core.store import TaskNode
+
+        assert isinstance(node, TaskNode)
+        view = shown[node.record.id]
+        label = self._label(view, now)
+        if node.children:
+            branch = parent.add(label, data=view.id, expand=True)
+        else:
+            branch = parent.add_leaf(label, data=view.id)
+        self._task_nodes[view.id] = branch
+        for child in node.children:
+            self._add(branch, child, shown, now)
+
+    def _label(self, view: TaskView, now: datetime) -> Text:
+        record, activity = view.record, view.activity
+        status = record.status
+        stalled = (
+            not status.terminal
+            and activity.last_at is not None
+            and now - activity.last_at >= STALL_AFTER
+        )
+        who = record.role or record.agent
+        headline = f"? {view.pending[0].question}" if view.needs_input else activity.headline
+        headline = " ".join(headline.split())
+        if len(headline) > HEADLINE_WIDTH:
+            headline = headline[: HEADLINE_WIDTH - 1] + "…"
+        return Text.assemble(
+            (STATUS_GLYPH[status] + " ", STATUS_STYLE[status]),
+            (f"{NEEDS_INPUT} " if view.needs_input else "", "bold yellow"),
+            (record.id[2:10], "bold"),
+            (f" {who:<10.10} ", "magenta"),
+            (f"{age((now - record.created_at).total_seconds()):>4} ", "dim"),
+            (f"{STALLED} " if stalled else "", "bold red"),
+            (headline, "yellow" if view.needs_input else ""),
+        )
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
+        event.stop()
+        if event.node.data is not None:
+            self.post_message(self.Selected(event.node.data))

@@ -1,0 +1,85 @@
+"""The monitor reads only what changed, and its views match the files."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from caesar_core.events import EventWriter
+from caesar_core.protocol import Message, ToolStatus, ToolUse
+from caesar_core.store import TaskStatus, TaskStore, answer, ask
+from caesar_core.watch import ProjectMonitor
+from tests.store.conftest import make_record
+
+NOW = datetime(2026, 11, 30, 12, 0, 30, tzinfo=UTC)
+
+
+def test_scan_then_refresh_by_path(tmp_path: Path) -> None:
+    store = TaskStore(tmp_path)
+    record = make_record()
+    paths = store.create(record)
+    monitor = ProjectMonitor(tmp_path)
+    assert monitor.scan() == {record.id}
+    assert monitor.view(record.id, NOW).activity.events == 0
+
+    with EventWriter(paths.events, record.id) as events:
+        events.append(ToolUse(tool="bash", id="c1", input_summary="ls", status=ToolStatus.STARTED))
+    assert monitor.refresh([paths.events]) == {record.id}
+    view = monitor.view(record.id, NOW)
+    assert view.activity.running[0].tool == "bash"
+    fresh, reset = monitor.take_fresh(record.id)
+    assert len(fresh) == 1 and not reset
+    assert monitor.take_fresh(record.id) == ([], False)
+
+    question = ask(paths, "Proceed?", ["yes", "no"])
+    assert monitor.refresh([paths.questions / f"{question.id}.json"]) == {record.id}
+    assert monitor.view(record.id, NOW).needs_input
+    answer(paths, question.id, "yes")
+    monitor.refresh([paths.answers / f"{question.id}.json"])
+    view = monitor.view(record.id, NOW)
+    assert not view.needs_input and view.answered[0][1].answer == "yes"
+
+    store.set(record.id, status=TaskStatus.RUNNING)
+    monitor.refresh([store.record_path(record.id)])
+    assert monitor.view(record.id, NOW).record.status is TaskStatus.RUNNING
+    monitor.close()
+
+
+def test_unrelated_paths_change_nothing(tmp_path: Path) -> None:
+    store = TaskStore(tmp_path)
+    record = make_record()
+    store.create(record)
+    monitor = ProjectMonitor(tmp_path)
+    monitor.scan()
+    noise = [tmp_path / "src" / "x.py", store.home / "wt" / record.id / "a.txt", "/etc/passwd"]
+    assert monitor.refresh(noise) == set()
+
+
+def test_a_new_task_appears_on_its_first_file(tmp_path: Path) -> None:
+    store = TaskStore(tmp_path)
+    monitor = ProjectMonitor(tmp_path)
+    monitor.scan()
+    record = make_record()
+    paths = store.create(record)
+    with EventWriter(paths.events, record.id) as events:
+        events.append(Message(text="hello"))
+    assert monitor.refresh([paths.events]) == {record.id}
+    assert monitor.view(record.id, NOW).activity.speech == "hello"
+
+
+def test_a_replaced_log_resets_the_fold(tmp_path: Path) -> None:
+    store = TaskStore(tmp_path)
+    record = make_record()
+    paths = store.create(record)
+    with EventWriter(paths.events, record.id) as events:
+        events.append(Message(text="first"))
+    monitor = ProjectMonitor(tmp_path)
+    monitor.scan()
+    monitor.take_fresh(record.id)
+    paths.events.unlink()
+    with EventWriter(paths.events, record.id) as events:
+        events.append(Message(text="second"))
+    monitor.refresh([paths.events])
+    fresh, reset = monitor.take_fresh(record.id)
+    assert reset and [e.type for e in fresh] == ["message"]
+    assert monitor.view(record.id, NOW).activity.speech == "second"
