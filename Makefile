@@ -22,17 +22,16 @@ check: $(STAMP)
 	$(BIN)/python -m pytest tests/test_import_hygiene.py -q
 
 demo: $(STAMP)
-	$(BIN)/caesar demo
+	$(BIN)/caesar watch --demo
 
 screenshots: $(STAMP)
-	@if ls snapshots/test_*.py >/dev/null 2>&1; then \
-		$(BIN)/python -m pytest snapshots --snapshot-update -q; \
-	else \
-		echo "no screens yet: the snapshot tests arrive with caesar watch"; \
-	fi
+	$(BIN)/python screenshots/generate.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/eventlog.py
+	$(BIN)/python benchmarks/reconcile.py
+	$(BIN)/python benchmarks/spawn.py
+	$(BIN)/python benchmarks/watch.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -191,7 +191,7 @@ class CaesarApp(App[None]):
         self.query_one(ActivityView).tick(now)
 
     def _status(self) -> None:
-        self.query_one(StatusBar).show(self.views.values(), str(self.source.root), self.filter_text)
+        self.query_one(StatusBar).show(self.views.values(), self.source.root.name, self.filter_text)
 
     # -- the selected task -----------------------------------------------------------------
 
@@ -331,7 +331,13 @@ class CaesarApp(App[None]):
             self.notify("this task ran in place: its changes are already in your tree")
             return
         diff_view = self.query_one(DiffView)
-        paths = diff_view.selected_paths if diff_view.task_id == record.id else None
+        paths: list[str] | None = None
+        if diff_view.task_id == record.id and diff_view.diff is not None:
+            if not diff_view.selected_paths:
+                self.notify("no file selected in the Diff tab (space toggles, a selects all)")
+                return
+            if not diff_view.all_selected:
+                paths = diff_view.selected_paths
         body = paths if paths is not None else ["every file of the task's diff"]
 
         def decided(confirmed: bool | None) -> None:

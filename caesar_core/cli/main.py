@@ -16,7 +16,6 @@ from caesar_core.cli.setup import agents, doctor, init
 from caesar_core.cli.tasks import answer, cancel, logs, ps, run
 from caesar_core.errors import CaesarError
 
-
 PLUGIN_GROUP = "caesar.commands"
 """Entry points adding commands: how ``caesar watch`` (in caesar_tui) joins the CLI without
 caesar_core ever importing the TUI."""

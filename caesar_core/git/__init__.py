@@ -2,9 +2,10 @@
 
 All of it runs on pygit2 (libgit2), never the ``git`` program. Modules, one job each:
 ``repo`` (opening repositories, ``GitError``), ``worktree`` (create, remove, list),
-``checkout`` (filling a new worktree fast), ``content`` (the tree of a working directory's
-content, built without touching its index), ``diff`` (changes since a base commit or a
-snapshot), ``apply`` (three-way merge into the main working tree).
+``checkout`` (filling a new worktree fast), ``filters`` (when content filters are no-ops),
+``content`` (the tree of a working directory's content, built without touching its index),
+``diff`` (changes since a base commit or a snapshot), ``apply`` (three-way merge into the
+main working tree).
 """
 
 from __future__ import annotations

@@ -4,28 +4,40 @@ Reconciliation needs one question answered: "what would a commit of everything h
 like?" -- committed work, staged, unstaged and untracked-not-ignored files alike. Asking
 ``git status`` answers a different question (it compares against HEAD, which the agent may
 have moved) and ``git add -A`` would rewrite the agent's index. So the answer is built in
-memory: the repository's index is loaded, ``add_all`` brings it up to date with the files on
-disk (its stat cache keeps unchanged files from being re-hashed), and the result is written
-as a tree into the object store. The index file on disk is never written.
+memory: the repository's index is loaded, compared with the working directory (its stat
+cache keeps unchanged files from being read at all), the files that differ are hashed into
+the in-memory index, and the result is written as a tree into the object store. The index
+file on disk is never written.
 
-Excluded paths (always ``.caesar/``) are kept out of the walk itself, not filtered afterwards:
-a secret such as ``.env`` is never read, hashed or stored.
+Excluded paths (always ``.caesar/``) are skipped before any file is read: a secret such as
+an untracked ``.env`` is never hashed or stored.
 """
 
 from __future__ import annotations
 
 import os
-import posixpath
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pygit2
-from pygit2.enums import DiffOption, FileMode
+from pygit2.enums import DeltaStatus, DiffOption, FileMode, ObjectType
 
 from caesar_core.errors import ExitCode
+from caesar_core.git.filters import AttributeProbe
 from caesar_core.git.repo import CAESAR_DIR, GitError, normalize_rel, under_any, workdir_of
 
-_GLOB = frozenset("*?[]\\")
+_WALK = (
+    DiffOption.INCLUDE_UNTRACKED
+    | DiffOption.RECURSE_UNTRACKED_DIRS
+    | DiffOption.INCLUDE_TYPECHANGE
+    | DiffOption.INCLUDE_UNREADABLE
+    | DiffOption.IGNORE_SUBMODULES
+)
+"""Index against disk: untracked files one by one, ignored ones left out (as ``add -A``)."""
+
+_READ_LIMIT = 64 * 1024 * 1024
+"""Bigger files are streamed by libgit2 rather than read into memory here."""
 
 
 def exclusions(exclude: Iterable[str]) -> tuple[str, ...]:
@@ -41,116 +53,94 @@ def exclusions(exclude: Iterable[str]) -> tuple[str, ...]:
 def content_tree(repo: pygit2.Repository, excludes: Sequence[str]) -> pygit2.Oid:
     """The tree of the working directory's content, as ``git add -A`` would stage it.
 
-    ``excludes`` must come from :func:`exclusions`. Their entries are left as the index has
-    them; callers filter them out of any diff (see ``diff.reconcile``).
+    ``excludes`` must come from :func:`exclusions`; their entries are left as the index has
+    them, and callers filter them out of any diff (see ``diff.reconcile``).
     """
     workdir = workdir_of(repo)
-    pathspecs, listings = _plan(workdir, excludes)
     index = repo.index  # loaded from disk, changed in memory only, never written back
-    if pathspecs:
-        try:
-            index.add_all(pathspecs)
-        except (pygit2.GitError, OSError) as exc:
-            raise GitError(
-                f"could not read the working tree {workdir}: {exc}",
-                "check the files' permissions, then try again",
-            ) from exc
     try:
-        tree = index.write_tree()
+        pending = index.diff_to_workdir(_WALK)
+    except pygit2.GitError as exc:
+        raise GitError(
+            f"could not read the working tree {workdir}: {exc}",
+            "check the files' permissions, then try again",
+        ) from exc
+    probe = AttributeProbe(repo, workdir)
+    removed: list[str] = []
+    added: list[pygit2.IndexEntry] = []
+    for delta in pending.deltas:
+        path = delta.new_file.path or delta.old_file.path
+        if under_any(path, excludes):
+            continue
+        if delta.status == DeltaStatus.UNREADABLE:
+            raise GitError(
+                f"cannot read {workdir / path}",
+                "fix its permissions (or exclude it), then try again",
+            )
+        found = _blob(repo, workdir, path, delta.new_file.mode, probe)
+        if found is None:
+            removed.append(path)
+        else:
+            added.append(pygit2.IndexEntry(path, found[0], found[1]))
+    conflicts = index.conflicts
+    for path in removed:
+        if conflicts is not None and path in conflicts:
+            del conflicts[path]
+        if path in index:
+            index.remove(path)
+    for entry in added:
+        if conflicts is not None and entry.path in conflicts:
+            del conflicts[entry.path]
+        index.add(entry)
+    try:
+        tree: pygit2.Oid = index.write_tree()
     except pygit2.GitError as exc:
         raise GitError(
             f"the index of {workdir} has unresolved merge conflicts ({exc})",
             "resolve the conflicts (or `git merge --abort`) in that working tree, then retry",
             exit_code=ExitCode.USAGE,
         ) from exc
-    return _drop_missing(repo, tree, "", listings, excludes)
+    return tree
 
 
-def _plan(workdir: Path, excludes: Sequence[str]) -> tuple[list[str], dict[str, frozenset[str]]]:
-    """Pathspecs covering the working tree minus the exclusions, and the listings walked.
+def _blob(
+    repo: pygit2.Repository, workdir: Path, path: str, mode: FileMode, probe: AttributeProbe
+) -> tuple[pygit2.Oid, FileMode] | None:
+    """The blob id and mode of the file at ``path`` now; None when it is gone.
 
-    Top-level entries become pathspecs, except that a directory holding an exclusion deeper
-    down is listed in turn. ``add_all`` only visits what a pathspec names, so an entry that
-    vanished from disk is not seen as deleted there; the listings let ``_drop_missing``
-    remove those afterwards.
+    Plain files are hashed here and written only when the object store lacks them:
+    libgit2's own blob writers stream through a temporary file that is created and deleted
+    even when the object exists, a file-system round trip per changed file on every call.
     """
-    pathspecs: list[str] = []
-    listings: dict[str, frozenset[str]] = {}
-    exact = set(excludes)
-
-    def visit(rel: str) -> None:
-        names: set[str] = set()
-        try:
-            entries = list(os.scandir(workdir / rel if rel else workdir))
-        except OSError as exc:
-            raise GitError(
-                f"could not list {workdir / rel}: {exc}",
-                "check the directory's permissions, then try again",
-            ) from exc
-        for entry in entries:
-            if entry.name == ".git":
-                continue
-            names.add(entry.name)
-            path = posixpath.join(rel, entry.name) if rel else entry.name
-            if path in exact:
-                continue
-            inner = any(ex.startswith(path + "/") for ex in excludes)
-            if inner and entry.is_dir(follow_symlinks=False):
-                visit(path)
-            else:
-                pathspecs.extend(_pathspec(path))
-        listings[rel] = frozenset(names)
-
-    visit("")
-    return pathspecs, listings
+    full = workdir / path
+    try:
+        info = os.lstat(full)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return _store(repo, os.fsencode(os.readlink(full))), FileMode.LINK
+    if not stat.S_ISREG(info.st_mode):
+        return None  # a nested repository or a special file: not content git would add
+    if mode not in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
+        mode = FileMode.BLOB_EXECUTABLE if info.st_mode & 0o100 else FileMode.BLOB
+    if info.st_size > _READ_LIMIT or not probe.plain(path):
+        return repo.create_blob_fromworkdir(path), mode
+    try:
+        data = full.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise GitError(
+            f"cannot read {full}: {exc}", "fix its permissions (or exclude it), then try again"
+        ) from exc
+    return _store(repo, data), mode
 
 
-def _pathspec(path: str) -> list[str]:
-    """libgit2 pathspecs matching exactly ``path`` and everything below it.
-
-    A plain path already matches as a directory prefix. A name with glob characters (or a
-    leading ``!`` or ``#``) must be escaped, and an escaped pattern matches only itself, so
-    its contents need a second ``/*`` pattern.
-    """
-    if not (_GLOB.intersection(path) or path[0] in "!#"):
-        return [path]
-    escaped = "".join("\\" + char if char in _GLOB else char for char in path)
-    if escaped[0] in "!#":
-        escaped = "\\" + escaped
-    return [escaped, escaped + "/*"]
-
-
-def _drop_missing(
-    repo: pygit2.Repository,
-    tree_id: pygit2.Oid,
-    rel: str,
-    listings: dict[str, frozenset[str]],
-    excludes: Sequence[str],
-) -> pygit2.Oid:
-    """Remove entries of listed directories that are no longer on disk (deleted files)."""
-    tree = as_tree(repo, tree_id)
-    on_disk = listings[rel]
-    builder: pygit2.TreeBuilder | None = None
-    for entry in tree:
-        name = str(entry.name)
-        path = posixpath.join(rel, name) if rel else name
-        if under_any(path, excludes):
-            continue
-        replacement: pygit2.Oid | None = entry.id
-        if name not in on_disk:
-            replacement = None
-        elif path in listings and entry.filemode == FileMode.TREE:
-            replacement = _drop_missing(repo, entry.id, path, listings, excludes)
-            if len(as_tree(repo, replacement)) == 0:
-                replacement = None
-        if replacement == entry.id:
-            continue
-        if builder is None:
-            builder = repo.TreeBuilder(tree)
-        builder.remove(name)
-        if replacement is not None:
-            builder.insert(name, replacement, FileMode.TREE)
-    return tree_id if builder is None else builder.write()
+def _store(repo: pygit2.Repository, data: bytes) -> pygit2.Oid:
+    oid = pygit2.hash(data)
+    if oid not in repo.odb:
+        repo.odb.write(ObjectType.BLOB, data)
+    return oid
 
 
 def as_tree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:

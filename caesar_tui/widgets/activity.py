@@ -96,7 +96,8 @@ class ActivityView(DataTable[Text]):
             text = text[: TEXT_WIDTH * 3 - 1] + "…"
         if row.kind == "tool":
             if row.status == "started":
-                mark = Text(SPINNER[self._tick % len(SPINNER)], style="cyan")
+                frame = int(self._now.timestamp()) if self._now else self._tick
+                mark = Text(SPINNER[frame % len(SPINNER)], style="cyan")
                 took = _duration(row.at, self._now) if self._now else ""
                 took_text = Text(took, style="cyan")
             else:

@@ -116,7 +116,7 @@ class DiffFileList(OptionList):
         self,
         *,
         name: str | None = None,
-        id: str | None = None,  # noqa: A002 (Textual's name)
+        id: str | None = None,
         classes: str | None = None,
         disabled: bool = False,
     ) -> None:

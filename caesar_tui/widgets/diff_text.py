@@ -17,6 +17,8 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any, ClassVar
 
+from pygments.lexers import get_lexer_for_filename  # type: ignore[import-untyped]
+from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax, SyntaxTheme
@@ -34,6 +36,7 @@ BLOCK_LINES = 64
 enough for most multi-line constructs and short enough to lex in about a millisecond."""
 
 TAB_SIZE = 4
+"""Tabs are expanded after the +/-/space marker, so code keeps its own alignment."""
 
 _NEWLINE = re.compile("\n")
 _FILE_HEADER = "diff --git "
@@ -161,17 +164,18 @@ def _unquote(text: str) -> str:
 
 
 @lru_cache(maxsize=128)
-def _lexer_for(path: str, sample: str) -> Any:
-    """The pygments lexer for ``path`` (None: plain text), chosen the way rich chooses.
+def _lexer_for(path: str) -> Any:
+    """The pygments lexer for ``path``, or None for plain text.
 
-    Cached by path and sample, so moving through the file list does not rescan pygments'
-    registry. ``Syntax.lexer`` builds it with ``stripnl=False``, which keeps blank lines,
-    and so the line count, intact.
+    Matched on the file name's patterns (``Makefile``, ``*.h``), as rich's ``guess_lexer``
+    does, but without ``guess_lexer_for_filename``: that one imports every lexer module
+    (a third of a second, on the event loop). ``stripnl=False`` keeps blank lines, and so
+    the line count, intact. Cached, so moving through the file list costs nothing.
     """
-    alias = Syntax.guess_lexer(path, sample or None)
-    if alias in {"default", "text"}:
+    try:
+        return get_lexer_for_filename(path, stripnl=False, ensurenl=True)
+    except ClassNotFound:
         return None
-    return Syntax("", alias, tab_size=TAB_SIZE).lexer
 
 
 @lru_cache(maxsize=4)
@@ -297,7 +301,7 @@ class DiffText(ScrollView, can_focus=True):
         self,
         *,
         name: str | None = None,
-        id: str | None = None,  # noqa: A002 (Textual's name)
+        id: str | None = None,
         classes: str | None = None,
         disabled: bool = False,
     ) -> None:
@@ -371,7 +375,7 @@ class DiffText(ScrollView, can_focus=True):
         self._offsets = offsets
         self._first_hunk = len(offsets) - 1 if hunk < 0 else bisect_right(offsets, hunk + 1) - 1
         self._path = path
-        self._lexer = _lexer_for(path, patch[start : min(end, start + 2048)])
+        self._lexer = _lexer_for(path)
         self._message = None
         longest = max(
             (b - a for a, b in pairwise(offsets)),

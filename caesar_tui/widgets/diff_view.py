@@ -7,6 +7,8 @@ for a huge patch, and the text itself is rendered lazily by ``DiffText``.
 
 from __future__ import annotations
 
+from typing import Self
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -69,7 +71,7 @@ class DiffView(Widget):
         self,
         *,
         name: str | None = None,
-        id: str | None = None,  # noqa: A002 (Textual's name)
+        id: str | None = None,
         classes: str | None = None,
         disabled: bool = False,
     ) -> None:
@@ -105,10 +107,12 @@ class DiffView(Widget):
 
     @property
     def file_list(self) -> DiffFileList:
+        """The file list (left, or on top in a narrow terminal)."""
         return self.query_one("#diff-files", DiffFileList)
 
     @property
     def text(self) -> DiffText:
+        """The highlighted file's diff text."""
         return self.query_one("#diff-text", DiffText)
 
     @property
@@ -126,6 +130,23 @@ class DiffView(Widget):
             if change.old_path and change.old_path != change.path:
                 paths.append(change.old_path)
         return list(dict.fromkeys(paths))
+
+    @property
+    def all_selected(self) -> bool:
+        """Whether every file of a non-empty diff is selected (apply may then pass None)."""
+        if self._diff is None or self._diff.is_empty or not self.is_mounted:
+            return False
+        return not self.file_list.deselected
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """Focus the file list, when a diff is shown.
+
+        The view itself takes no keys; this lets the app focus "the diff" without knowing
+        its parts.
+        """
+        if self.is_mounted and self.query_one("#diff-panes").display:
+            self.file_list.focus(scroll_visible)
+        return self
 
     def show(self, task_id: str, diff: TreeDiff | None) -> None:
         """Show ``diff`` as ``task_id``'s changes.

@@ -341,3 +341,57 @@ def test_a_pruned_snapshot_is_an_error(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     with pytest.raises(GitError, match="object store"):
         changes_between(root, Snapshot("1" * 40))
+
+
+def test_attributes_still_normalize_what_is_stored(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {".gitattributes": "*.txt text\n", "a.txt": "a\n"})
+    wt = root / ".caesar" / "wt" / TASK_ID
+    base = create_worktree(root, wt, "caesar/crlf-01234567")
+    write(wt, "new.txt", b"one\r\ntwo\r\n")
+    write(wt, "raw.bin", b"one\r\ntwo\r\n")
+    diff = changes_since(wt, base)
+    assert git(wt, "cat-file", "-p", f"{diff.tree}:new.txt") == "one\ntwo\n"
+    stored = subprocess.run(
+        ["git", "cat-file", "-p", f"{diff.tree}:raw.bin"], cwd=wt, capture_output=True, check=True
+    ).stdout
+    assert stored == b"one\r\ntwo\r\n"
+
+
+def test_a_worktree_stuck_in_a_merge_conflict_is_read_as_it_is(
+    task: tuple[Path, Path, str],
+) -> None:
+    _, wt, base = task
+    git(wt, "checkout", "-q", "-b", "other")
+    write(wt, "keep.txt", "theirs\n")
+    commit_all(wt, "other side")
+    git(wt, "checkout", "-q", "caesar/task-01234567")
+    write(wt, "keep.txt", "ours\n")
+    commit_all(wt, "our side")
+    merge = subprocess.run(
+        ["git", "merge", "other"], cwd=wt, env=GIT_ENV, capture_output=True, check=False
+    )
+    assert merge.returncode != 0 and "U" in git(wt, "status", "--porcelain")[:2]
+    diff = changes_since(wt, base, with_patch=True)
+    assert actions(diff) == {"keep.txt": (MODIFIED, None)}
+    assert "<<<<<<<" in diff.patch
+
+
+def test_a_nested_repository_is_not_content(task: tuple[Path, Path, str]) -> None:
+    _, wt, base = task
+    nested = wt / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, "inner.txt", "belongs to another repository\n")
+    write(wt, "vendor/notes.txt", "ours\n")
+    assert actions(changes_since(wt, base)) == {"vendor/notes.txt": (CREATED, None)}
+
+
+def test_in_place_snapshot_skips_task_worktrees_under_caesar(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {"a.txt": "a\n"})  # .caesar/ is not even ignored
+    start = snapshot(root)
+    wt = root / ".caesar" / "wt" / TASK_ID
+    create_worktree(root, wt, "caesar/x-01234567")
+    write(wt, "agent.txt", "inside a worktree\n")
+    write(root, ".caesar/state/x.json", "{}\n")
+    write(root, "b.txt", "b\n")
+    assert actions(changes_between(root, start)) == {"b.txt": (CREATED, None)}

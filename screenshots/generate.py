@@ -1,0 +1,44 @@
+"""Regenerate the README's screens (``make screenshots``): the app over the fixed scene of
+``snapshots/scene.py``, rendered headlessly to SVG, one file per screen."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from snapshots.scene import HELPER, IMPLEMENTER, REVIEWER, scene_app
+from snapshots.test_app_snapshot import SIZE, steps
+
+SCREENS = {
+    "tree-activity": (("1",), IMPLEMENTER),
+    "questions": (("2",), HELPER),
+    "diff": (("3",), IMPLEMENTER),
+    "report": (("4",), REVIEWER),
+    "help": (("question_mark",), IMPLEMENTER),
+}
+
+
+def render(name: str, keys: tuple[str, ...], select: str, out: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="caesar-screens-") as tmp:
+        app = scene_app(Path(tmp) / "project")
+
+        async def auto(pilot: object) -> None:
+            await steps(*keys, select=select)(pilot)  # type: ignore[arg-type]
+            app.exit(app.export_screenshot(title=f"caesar watch: {name}"))
+
+        svg = app.run(headless=True, auto_pilot=auto, size=SIZE)  # type: ignore[arg-type]
+    (out / f"{name}.svg").write_text(str(svg))
+    print(f"wrote screenshots/{name}.svg")
+
+
+def main() -> None:
+    out = Path(__file__).parent
+    for name, (keys, select) in SCREENS.items():
+        render(name, keys, select, out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,346 @@
+"""A fixed project for the app's snapshots and README screenshots: same ids, same times,
+same content on every machine, and no process or git behind it (the diff is canned)."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from caesar_core.events import EventWriter
+from caesar_core.fs import atomic_write, dump_json
+from caesar_core.git import FileChange, TreeDiff
+from caesar_core.protocol import (
+    REPORT_V1,
+    ChangeAction,
+    Error,
+    FileChanged,
+    Finished,
+    Isolation,
+    Message,
+    Mode,
+    Progress,
+    ReportStatus,
+    Started,
+    Thinking,
+    ToolStatus,
+    ToolUse,
+)
+from caesar_core.protocol.event import EventPayload
+from caesar_core.protocol.report import Change, CommandRun, Finding, Report, Severity, Usage
+from caesar_core.store import (
+    ReportSource,
+    TaskRecord,
+    TaskStatus,
+    TaskStore,
+    VerifiedBy,
+    ask,
+)
+from caesar_core.store.record import TaskRecord as Record
+from caesar_tui.app import CaesarApp, make_app
+from caesar_tui.clock import fixed_clock
+
+NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+IMPLEMENTER = "t_1a2b3c4d000000000000000000000001"
+HELPER = "t_5e6f7a8b000000000000000000000002"
+REVIEWER = "t_9c0d1e2f000000000000000000000003"
+FLAKY = "t_3a4b5c6d000000000000000000000004"
+
+PATCH = """\
+diff --git a/src/parser.py b/src/parser.py
+index 3f2a91c..8d1e2b4 100644
+--- a/src/parser.py
++++ b/src/parser.py
+@@ -1,9 +1,12 @@
+ def parse(text: str) -> list[str]:
+-    return text.split(",")
++    \"\"\"Split a comma list; an empty input is an empty list, not [''].\"\"\"
++    if not text.strip():
++        return []
++    return [part.strip() for part in text.split(",")]
+
+
+ def parse_pairs(text: str) -> dict[str, str]:
+-    return dict(item.split("=") for item in parse(text))
++    return dict(item.split("=", 1) for item in parse(text))
+diff --git a/tests/test_parser.py b/tests/test_parser.py
+new file mode 100644
+index 0000000..c4a7e01
+--- /dev/null
++++ b/tests/test_parser.py
+@@ -0,0 +1,6 @@
++from src.parser import parse
++
++
++def test_empty_input_is_an_empty_list() -> None:
++    assert parse("") == []
++    assert parse("   ") == []
+"""
+
+DIFF = TreeDiff(
+    base="3f2a91c" + "0" * 33,
+    tree="8d1e2b4" + "0" * 33,
+    files=[
+        FileChange("src/parser.py", ChangeAction.MODIFIED, None, 5, 2),
+        FileChange("tests/test_parser.py", ChangeAction.CREATED, None, 6, 0),
+    ],
+    patch=PATCH,
+)
+
+
+def canned_diff(record: Record) -> TreeDiff | None:
+    return DIFF if record.id == IMPLEMENTER else TreeDiff(base="0" * 40, tree="0" * 40)
+
+
+def _at(seconds: float) -> datetime:
+    return NOW - timedelta(seconds=seconds)
+
+
+def _record(store: TaskStore, task_id: str, ago: float, **fields: object) -> Path:
+    defaults: dict[str, object] = {
+        "id": task_id,
+        "created_at": _at(ago),
+        "started_at": _at(ago - 1),
+        "workspace": "/work/project",
+        "isolation": Isolation.WORKTREE,
+        "mode": Mode.WRITE,
+        "status": TaskStatus.RUNNING,
+        "base_ref": "3f2a91c" + "0" * 33,
+        "worktree_path": f"/work/project/.caesar/wt/{task_id}",
+        "branch": f"caesar/{task_id[2:10]}",
+    }
+    defaults.update(fields)
+    return store.create(TaskRecord.model_validate(defaults)).root
+
+
+def _events(
+    path: Path, task_id: str, start: float, payloads: list[tuple[float, EventPayload]]
+) -> None:
+    moments = iter([_at(start - offset) for offset, _ in payloads])
+    with EventWriter(path / "events.jsonl", task_id, clock=lambda: next(moments)) as writer:
+        for _, payload in payloads:
+            writer.append(payload)
+
+
+def build_scene(root: Path) -> Path:
+    """Write the scene's project under ``root`` (which must be empty) and return it."""
+    store = TaskStore(root)
+    implementer = _record(
+        store,
+        IMPLEMENTER,
+        300,
+        agent="codex",
+        role="implementer",
+        objective="Fix the parser regression on empty inputs",
+    )
+    _events(
+        implementer,
+        IMPLEMENTER,
+        299,
+        [
+            (0, Started(agent="codex", command="codex exec --json -s workspace-write <brief>")),
+            (
+                2,
+                Thinking(
+                    text="The parser returns [''] for an empty string; the fix belongs in parse()."
+                ),
+            ),
+            (
+                4,
+                ToolUse(
+                    tool="bash",
+                    id="item_1",
+                    input_summary="rg -n 'def parse' src",
+                    status=ToolStatus.STARTED,
+                ),
+            ),
+            (
+                5,
+                ToolUse(
+                    tool="bash",
+                    id="item_1",
+                    input_summary="rg -n 'def parse' src",
+                    status=ToolStatus.SUCCEEDED,
+                ),
+            ),
+            (
+                9,
+                ToolUse(
+                    tool="apply_patch",
+                    id="item_2",
+                    input_summary="src/parser.py",
+                    status=ToolStatus.STARTED,
+                ),
+            ),
+            (
+                10,
+                ToolUse(
+                    tool="apply_patch",
+                    id="item_2",
+                    input_summary="src/parser.py",
+                    status=ToolStatus.SUCCEEDED,
+                ),
+            ),
+            (10, FileChanged(path="src/parser.py", action=ChangeAction.MODIFIED)),
+            (14, FileChanged(path="tests/test_parser.py", action=ChangeAction.CREATED)),
+            (15, Progress(message="fix written, running the tests", pct=70)),
+            (
+                16,
+                ToolUse(
+                    tool="bash",
+                    id="item_3",
+                    input_summary="pytest -q tests/test_parser.py",
+                    status=ToolStatus.STARTED,
+                ),
+            ),
+            (
+                40,
+                ToolUse(
+                    tool="bash",
+                    id="item_3",
+                    input_summary="pytest -q tests/test_parser.py",
+                    status=ToolStatus.FAILED,
+                ),
+            ),
+            (41, Message(text="One test failed: parse_pairs splits on every '='. ")),
+            (42, Message(text="Fixing that too.")),
+            (
+                280,
+                ToolUse(
+                    tool="bash", id="item_4", input_summary="pytest -q", status=ToolStatus.STARTED
+                ),
+            ),
+        ],
+    )
+    helper = _record(
+        store,
+        HELPER,
+        200,
+        agent="demo",
+        parent_id=IMPLEMENTER,
+        depth=2,
+        objective="Decide whether the old behaviour must be kept",
+    )
+    _events(
+        helper,
+        HELPER,
+        199,
+        [
+            (0, Started(agent="demo", command="python -m caesar_core.agents.demo")),
+            (1, Thinking(text="This changes a public function's result.")),
+        ],
+    )
+    ask(
+        store.paths(HELPER),
+        "Should the old behavior be kept?",
+        ["yes", "no"],
+        now=_at(190),
+        question_id="q_kept",
+    )
+    reviewer = _record(
+        store,
+        REVIEWER,
+        900,
+        agent="claude",
+        role="reviewer",
+        mode=Mode.READ_ONLY,
+        isolation=Isolation.INPLACE,
+        status=TaskStatus.SUCCEEDED,
+        ended_at=_at(700),
+        worktree_path=None,
+        branch=None,
+        base_ref=None,
+        exit_code=0,
+        report_source=ReportSource.FILE,
+        changes_verified_by=VerifiedBy.GIT,
+        report_status=ReportStatus.SUCCESS,
+        objective="Review the error handling in src/io.py",
+    )
+    _events(
+        reviewer,
+        REVIEWER,
+        899,
+        [
+            (0, Started(agent="claude", command="claude -p <brief> --output-format stream-json")),
+            (
+                3,
+                ToolUse(
+                    tool="Read", id="toolu_01", input_summary="src/io.py", status=ToolStatus.STARTED
+                ),
+            ),
+            (4, ToolUse(tool="", id="toolu_01", status=ToolStatus.SUCCEEDED)),
+            (
+                190,
+                Finished(
+                    status=ReportStatus.SUCCESS,
+                    summary="Two findings; nothing blocking.",
+                    exit_code=0,
+                ),
+            ),
+        ],
+    )
+    report = Report(
+        protocol=REPORT_V1,
+        task_id=REVIEWER,
+        status=ReportStatus.SUCCESS,
+        summary="Two findings; nothing blocking.",
+        details="Errors are caught at the boundary, but two paths lose the cause.",
+        findings=[
+            Finding(
+                severity=Severity.MEDIUM,
+                title="Exception cause dropped",
+                file="src/io.py",
+                line=42,
+                detail="`raise IOError(msg)` inside `except` loses the original.",
+            ),
+            Finding(
+                severity=Severity.LOW,
+                title="Bare except",
+                file="src/io.py",
+                line=88,
+                detail="Catches KeyboardInterrupt too.",
+            ),
+        ],
+        commands_run=[CommandRun(command="pytest -q", exit_code=0)],
+        next_steps=["Chain the cause with `raise ... from error`."],
+        usage=Usage(input_tokens=48210, output_tokens=2150, cost_usd=0.31, duration_ms=190000),
+        changes=[Change(path="src/io.py", action=ChangeAction.MODIFIED, summary="nothing")][:0],
+    )
+    atomic_write(store.paths(REVIEWER).report, dump_json(report.to_json_dict()))
+    flaky = _record(
+        store,
+        FLAKY,
+        1500,
+        agent="opencode",
+        status=TaskStatus.FAILED,
+        ended_at=_at(1400),
+        exit_code=1,
+        report_source=ReportSource.SYNTHESIZED,
+        report_status=ReportStatus.FAILED,
+        objective="Make the integration suite pass",
+    )
+    _events(
+        flaky,
+        FLAKY,
+        1499,
+        [
+            (0, Started(agent="opencode", command="opencode run --format json <brief>")),
+            (20, ToolUse(tool="bash", input_summary="npm test", status=ToolStatus.FAILED)),
+            (21, Error(message="npm: command not found", fatal=True)),
+            (
+                22,
+                Finished(
+                    status=ReportStatus.FAILED, summary="npm is not installed here.", exit_code=1
+                ),
+            ),
+        ],
+    )
+    return root
+
+
+def scene_app(root: Path) -> CaesarApp:
+    """The app over the scene: fixed clock, canned diff, no bell, UTC times on screen."""
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    return make_app(build_scene(root), clock=fixed_clock(NOW), diff_provider=canned_diff)
