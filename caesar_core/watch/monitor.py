@@ -95,7 +95,8 @@ class ProjectMonitor:
                 task_id, kind = located
                 kinds.setdefault(task_id, set()).add(kind)
         changed: set[str] = set()
-        for task_id, what in kinds.items():
+        for task_id, reported in kinds.items():
+            what = set(reported)
             if self.only and task_id not in self.only:
                 continue
             new = task_id not in self._tasks
@@ -105,7 +106,7 @@ class ProjectMonitor:
                 except CaesarError:
                     continue
                 if new:
-                    what = what | {"events", "mailbox"}
+                    what |= {"events", "mailbox"}
             if "events" in what:
                 self._events(task_id)
             if "mailbox" in what:

@@ -100,7 +100,7 @@ async def test_apply_brings_the_files_into_the_main_tree(repo: Path) -> None:
         app.query_one(TaskTree).select_task(out["task_id"])
         await pilot.press("A")
         await pilot.press("y")
-        await until(pilot, lambda: (repo / "DEMO_NOTES.md").exists(), "the applied file")
+        await until(pilot, (repo / "DEMO_NOTES.md").exists, "the applied file")
     assert "note" in (repo / "README.md").read_text()
     assert TaskStore(repo).get(out["task_id"]).applied_digest
 
