@@ -26,7 +26,7 @@ from caesar_core.store.ids import TASK_ID_PATTERN
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
 
-RECENT_EVENTS = 2000
+RECENT_EVENTS = 500
 """Events kept per task for the activity view; the fold still sees every one."""
 
 
@@ -83,6 +83,8 @@ class ProjectMonitor:
             self._record(record)
             self._events(record.id)
             self._mailbox(record.id)
+            task = self._tasks[record.id]
+            task.fresh = task.fresh[-RECENT_EVENTS:]
             changed.add(record.id)
         return changed
 
@@ -157,9 +159,10 @@ class ProjectMonitor:
         task.fold.apply_all(batch.events)
         task.events.extend(batch.events)
         task.fresh.extend(batch.events)
-        for kept in (task.events, task.fresh):
-            if len(kept) > RECENT_EVENTS:
-                del kept[: len(kept) - RECENT_EVENTS]
+        # History is bounded; what an observer has not seen yet is not, so a burst between
+        # two refreshes reaches the screen whole (scan() trims it once, for the first frame).
+        if len(task.events) > RECENT_EVENTS:
+            del task.events[: len(task.events) - RECENT_EVENTS]
 
     def _mailbox(self, task_id: str) -> None:
         task = self._tasks.get(task_id)
