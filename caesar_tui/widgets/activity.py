@@ -112,8 +112,8 @@ class ActivityView(DataTable[Text]):
             when,
             Text("·", style=style),
             Text(row.title, style=style),
-            Text(text, style=style),
             Text(""),
+            Text(text, style=style),
         )
 
 
