@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from caesar_core.events.pairing import OpenCalls
 from caesar_core.protocol.event import (
     AnswerEvent,
     ErrorEvent,
@@ -46,8 +47,8 @@ class RowBuilder:
 
     def __init__(self) -> None:
         self.rows: dict[str, Row] = {}
-        self._open: list[tuple[str, str, str, str]] = []
-        """Open calls, oldest first: (call id, tool, input summary, row key)."""
+        self._open: OpenCalls[str] = OpenCalls()
+        """Open calls and their row keys, paired by the contract's rules."""
         self._said: str | None = None
 
     def feed(self, events: list[Event]) -> list[Row]:
@@ -100,9 +101,9 @@ class RowBuilder:
     def _tool(self, event: ToolUseEvent, key: str) -> Row:
         if event.status is ToolStatus.STARTED:
             row = Row(key, event.at, "tool", event.tool, event.input_summary, "started")
-            self._open.append((event.id, event.tool, event.input_summary, key))
+            self._open.open(event.id, event.tool, event.input_summary, key)
             return row
-        opened = self._match(event)
+        opened = self._open.close(event.id, event.tool, event.input_summary)
         if opened is None:
             # The end came alone (opencode reports tools once finished): a completed row.
             return Row(
@@ -122,21 +123,3 @@ class RowBuilder:
             status=event.status.value,
             ended_at=event.at,
         )
-
-    def _match(self, event: ToolUseEvent) -> str | None:
-        """By call id; else same tool and input; else the oldest open call of the tool."""
-        found: int | None = None
-        for index, (call_id, tool, summary, _) in enumerate(self._open):
-            if event.id and call_id == event.id:
-                found = index
-                break
-            if event.id and call_id:
-                continue  # another call's id: never this one
-            if tool == event.tool and event.tool and summary == event.input_summary:
-                found = index
-                break
-            if found is None and tool == event.tool and event.tool:
-                found = index
-        if found is None:
-            return None
-        return self._open.pop(found)[3]

@@ -60,14 +60,30 @@ class ProjectSource:
         return self._collect(set(self.monitor.ids()))
 
     async def changes(self) -> AsyncIterator[set[str]]:
-        """Batches of changed paths under ``.caesar``, from file notifications (or polling)."""
+        """Batches of changed paths under ``.caesar``, from file notifications (or polling).
+
+        A directory that is not a project yet (no ``.caesar``, no ``.git``) is not littered
+        with one: the root itself is watched until a first task creates ``.caesar``.
+        """
         from watchfiles import awatch
 
+        store = self.monitor.store
+        if not store.home.exists() and not (self.root / ".git").exists():
+            async for _ in awatch(
+                self.root,
+                debounce=DEBOUNCE_MS,
+                recursive=False,
+                force_polling=self.poll or None,
+                poll_delay_ms=100,
+            ):
+                if store.home.exists():
+                    break
         # Only the task directories and the records: worktrees also live under .caesar, and
         # an agent's npm install there must not flood the app with notifications.
-        watched = [self.monitor.store.tasks_dir, self.monitor.store.records_dir]
+        watched = [store.tasks_dir, store.records_dir]
         for directory in watched:
             await asyncio.to_thread(directory.mkdir, parents=True, exist_ok=True)
+        yield {str(directory) for directory in watched}
         async for batch in awatch(
             *watched,
             debounce=DEBOUNCE_MS,

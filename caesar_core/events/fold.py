@@ -26,6 +26,7 @@ from caesar_core.events.activity import (
     ProgressInfo,
     ToolCall,
 )
+from caesar_core.events.pairing import OpenCalls
 from caesar_core.protocol.event import (
     EVENT_TYPES,
     AnswerEvent,
@@ -88,12 +89,10 @@ class ActivityFold:
         self._first: Event | None = None
         self._last: Event | None = None
         self._started: StartedEvent | None = None
-        self._open: dict[int, ToolUseEvent] = {}
-        self._open_ids: dict[str, int] = {}
+        self._open: OpenCalls[ToolUseEvent] = OpenCalls(MAX_OPEN_CALLS)
         self._done: deque[_Done] = deque(maxlen=RECENT_CALLS)
         self._calls_total = 0
         self._calls_failed = 0
-        self._calls_lost = 0
         self._files: dict[str, ChangeAction] = {}
         self._files_view: tuple[FileTouch, ...] | None = ()
         self._said: MessageEvent | None = None
@@ -175,49 +174,15 @@ class ActivityFold:
             self._close_call(event)
 
     def _open_call(self, event: ToolUseEvent) -> None:
-        call_id = event.id
-        if call_id and call_id in self._open_ids:
-            return  # a replayed opening: the call is already open
-        if len(self._open) >= MAX_OPEN_CALLS:
-            lost_id = self._open.pop(next(iter(self._open))).id
-            if lost_id:
-                del self._open_ids[lost_id]
-            self._calls_lost += 1
-        self._open[self._n] = event
-        if call_id:
-            self._open_ids[call_id] = self._n
+        # A replayed opening (an id already open) is ignored by OpenCalls.
+        self._open.open(event.id, event.tool, event.input_summary, event)
 
     def _close_call(self, event: ToolUseEvent) -> None:
-        call_id = event.id
-        key = self._open_ids.get(call_id) if call_id else None
-        if key is None and self._open:
-            key = self._match(call_id, event.tool, event.input_summary)
-        opening = None
-        if key is not None:
-            opening = self._open.pop(key)
-            if opening.id:
-                del self._open_ids[opening.id]
+        opening = self._open.close(event.id, event.tool, event.input_summary)
         self._done.append((opening, event))
         self._calls_total += 1
         if event.status == _FAILED:
             self._calls_failed += 1
-
-    def _match(self, call_id: str, tool: str, summary: str) -> int | None:
-        """The open call a closing edge without a known id ends.
-
-        The same tool with the same input first, else the oldest open call of that tool, so
-        two identical commands run back to back pair first-in first-out. A call opened under
-        a different id is a different call and is never taken.
-        """
-        same_tool: int | None = None
-        for key, opening in self._open.items():
-            if (call_id and opening.id) or opening.tool != tool:
-                continue
-            if tool and opening.input_summary == summary:
-                return key
-            if same_tool is None:
-                same_tool = key
-        return same_tool
 
     def _on_file_changed(self, event: FileChangedEvent) -> None:
         path = event.path
@@ -276,8 +241,7 @@ class ActivityFold:
             return f"? {next(iter(self._questions.values())).question}"
         if self._fatal is not None:
             return f"error: {self._fatal.message}"
-        if self._open:
-            newest = next(reversed(self._open.values()))
+        if (newest := self._open.newest()) is not None:
             return f"{newest.tool} {newest.input_summary}"
         candidates: list[tuple[int, str]] = []
         if (progress := self._progress) is not None:
@@ -331,7 +295,7 @@ class ActivityFold:
             recent=tuple(_done_call(call) for call in self._done),
             calls_total=self._calls_total,
             calls_failed=self._calls_failed,
-            calls_lost=self._calls_lost,
+            calls_lost=self._open.lost,
             files=self._files_view,
             speech=self.speech(),
             thinking=last is not None and last.type == "thinking",

@@ -10,7 +10,9 @@ from caesar_core.errors import UsageError
 CAESAR_DIR = ".caesar"
 
 
-def find_root(explicit: Path | None = None, *, start: Path | None = None) -> Path:
+def find_root(
+    explicit: Path | None = None, *, start: Path | None = None, ceiling: Path | None = None
+) -> Path:
     """The project root: ``explicit`` (``--root``), else the nearest ancestor of ``start``
     (the cwd) holding a ``.caesar/`` directory or a ``.git``, else ``start`` itself.
 
@@ -30,7 +32,10 @@ def find_root(explicit: Path | None = None, *, start: Path | None = None) -> Pat
     if inherited is not None:
         return inherited
     here = (start or Path.cwd()).resolve()
+    top = ceiling.resolve() if ceiling is not None else None
     for candidate in (here, *here.parents):
+        if top is not None and candidate != top and top not in candidate.parents:
+            break  # like GIT_CEILING_DIRECTORIES: never look above the ceiling
         if (candidate / CAESAR_DIR).is_dir() or (candidate / ".git").exists():
             return candidate
     return here

@@ -36,7 +36,7 @@ def test_doctor_reports_each_check_with_a_remedy(repo: Path, tmp_path: Path) -> 
     result = caesar(repo, "doctor")
     assert result.returncode == 0, result.stderr
     assert "ok  git" in result.stdout and "agent demo" in result.stdout
-    outside = caesar(tmp_path, "doctor", "--json")
+    outside = caesar(tmp_path, "doctor", "--json", "--root", str(tmp_path))
     checks = {c["check"]: c for c in json.loads(outside.stdout)}
     assert checks["git"]["ok"] is False and "git init" in checks["git"]["remedy"]
 

@@ -55,14 +55,34 @@ def test_malformed_config_points_at_the_line(repo: Path) -> None:
 
 
 def test_worktree_isolation_outside_git(tmp_path: Path) -> None:
-    result = caesar(tmp_path, "run", "do it", "--agent", "demo", "--isolation", "worktree")
+    result = caesar(
+        tmp_path,
+        "run",
+        "do it",
+        "--agent",
+        "demo",
+        "--isolation",
+        "worktree",
+        "--root",
+        str(tmp_path),
+    )
     assert result.returncode == 2 and "git init" in result.stderr
     assert nothing_created(tmp_path)
 
 
 def test_worktree_isolation_without_a_commit(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
-    result = caesar(tmp_path, "run", "do it", "--agent", "demo", "--isolation", "worktree")
+    result = caesar(
+        tmp_path,
+        "run",
+        "do it",
+        "--agent",
+        "demo",
+        "--isolation",
+        "worktree",
+        "--root",
+        str(tmp_path),
+    )
     assert result.returncode == 2 and "first commit" in result.stderr
 
 

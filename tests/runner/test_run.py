@@ -88,7 +88,10 @@ def test_a_write_in_a_read_only_task_is_a_high_finding(repo: Path) -> None:
 
 
 def test_outside_git_changes_are_declarations(tmp_path: Path) -> None:
-    out = run_json(tmp_path, "note", "--agent", "demo", "--context", context("work"))
+    # --root: the walk up from a bare temporary directory could meet another project.
+    out = run_json(
+        tmp_path, "note", "--agent", "demo", "--root", str(tmp_path), "--context", context("work")
+    )
     assert out["_exit"] == 0, out["_stderr"]
     assert out["changes_verified_by"] == "declaration"
     assert TaskStore(tmp_path).get(out["task_id"]).isolation.value == "inplace"

@@ -15,9 +15,9 @@ def test_root_is_the_nearest_caesar_or_git_ancestor(tmp_path: Path) -> None:
     deep = project / "src" / "pkg"
     deep.mkdir(parents=True)
     (project / ".git").mkdir()
-    assert find_root(start=deep) == project
+    assert find_root(start=deep, ceiling=tmp_path) == project
     (project / "src" / ".caesar").mkdir()
-    assert find_root(start=deep) == project / "src"
+    assert find_root(start=deep, ceiling=tmp_path) == project / "src"
 
 
 def test_a_git_file_marks_a_linked_worktree_root(tmp_path: Path) -> None:
@@ -25,11 +25,11 @@ def test_a_git_file_marks_a_linked_worktree_root(tmp_path: Path) -> None:
     worktree = tmp_path / "outer" / "wt"
     worktree.mkdir()
     (worktree / ".git").write_text("gitdir: ../.git/worktrees/wt\n")
-    assert find_root(start=worktree) == worktree
+    assert find_root(start=worktree, ceiling=tmp_path) == worktree
 
 
 def test_without_markers_the_start_is_the_root(tmp_path: Path) -> None:
-    assert find_root(start=tmp_path) == tmp_path.resolve()
+    assert find_root(start=tmp_path, ceiling=tmp_path) == tmp_path.resolve()
 
 
 def test_explicit_root_wins_and_must_exist(tmp_path: Path) -> None:
