@@ -29,7 +29,13 @@ from caesar_core.store.record import TaskRecord, TaskStatus
 from caesar_core.watch import TaskView
 from caesar_core.watch.monitor import RECENT_EVENTS
 from caesar_tui.clock import Clock, system_clock
-from caesar_tui.messages import AnswerRequested, ApplyDone, DiffReady, ProjectUpdated
+from caesar_tui.messages import (
+    AnswerRequested,
+    ApplyDone,
+    DiffReady,
+    HistoryLoaded,
+    ProjectUpdated,
+)
 from caesar_tui.modals.confirm import ConfirmModal
 from caesar_tui.modals.filter import FilterModal
 from caesar_tui.modals.help import HelpModal
@@ -86,8 +92,8 @@ class CaesarApp(App[None]):
         self.diff_provider = diff_provider
         self.notify_bell = notify_bell
         self.views: dict[str, TaskView] = {}
-        self.events: dict[str, list[Event]] = {}
-        """Each task's recent events, kept from the updates (never read across threads)."""
+        self._early: list[Event] = []
+        """Events of the selected task that arrived while its history was being read."""
         self.filter_text = ""
         self._log_tail: LineTail | None = None
         self._log_task: str | None = None
@@ -133,13 +139,6 @@ class CaesarApp(App[None]):
         now = self.clock()
         before = dict(self.views)
         self.views.update(update.views)
-        for task_id, fresh in update.events.items():
-            kept = self.events.setdefault(task_id, [])
-            if task_id in update.resets:
-                kept.clear()
-            kept.extend(fresh)
-            if len(kept) > RECENT_EVENTS:
-                del kept[: len(kept) - RECENT_EVENTS]
         tree = self.query_one(TaskTree)
         tree.update_views(update.views, now)
         self._status()
@@ -152,7 +151,11 @@ class CaesarApp(App[None]):
             if activity.task_id != selected or selected in update.resets:
                 self._show_task(selected)
             else:
-                activity.extend(update.events.get(selected, []), now)
+                fresh = update.events.get(selected, [])
+                if activity.loading:
+                    self._early.extend(fresh)
+                else:
+                    activity.extend(fresh, now)
                 self._refresh_detail(selected, events_done=True)
         if not update.full:
             self._announce(before, update.views)
@@ -200,8 +203,25 @@ class CaesarApp(App[None]):
         self._show_task(message.task_id)
 
     def _show_task(self, task_id: str) -> None:
-        self.query_one(ActivityView).show(task_id, self.events.get(task_id, []), self.clock())
+        self.query_one(ActivityView).start_loading(task_id)
+        self._early = []
+        self.load_history(task_id)
         self._refresh_detail(task_id, events_done=True)
+
+    @work(thread=True, group="history", exit_on_error=False)
+    def load_history(self, task_id: str) -> None:
+        """The task's last events, read from the end of its log: cost set by the count."""
+        events = self.source.monitor.history(task_id, RECENT_EVENTS)
+        self.post_message(HistoryLoaded(task_id, events))
+
+    def on_history_loaded(self, message: HistoryLoaded) -> None:
+        activity = self.query_one(ActivityView)
+        if activity.task_id != message.task_id:
+            return
+        now = self.clock()
+        activity.show(message.task_id, message.events, now)
+        activity.extend(self._early, now)  # only what the history did not include
+        self._early = []
 
     def _refresh_detail(self, task_id: str, *, events_done: bool) -> None:
         view = self.views.get(task_id)

@@ -30,6 +30,14 @@ class ProjectUpdated(Message):
 
 
 @dataclass
+class HistoryLoaded(Message):
+    """A task's last events, read from its log when a view switched to it."""
+
+    task_id: str
+    events: list[Event]
+
+
+@dataclass
 class DiffReady(Message):
     """A task's diff, computed in a thread worker."""
 

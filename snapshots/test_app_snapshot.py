@@ -28,11 +28,15 @@ def steps(*keys: str, select: str = IMPLEMENTER) -> Callable[[Pilot[Any]], Await
         for key in keys:
             await pilot.press(key)
             await pilot.pause()
-        # Every worker but the file watcher, which runs for as long as the app does.
-        # (An empty list would mean "all of them": the watcher never completes.)
-        busy = [w for w in app.workers if w.group != "watch"]
-        if busy:
-            await app.workers.wait_for_complete(busy)
+        # Settle: every worker but the file watcher (which runs for as long as the app does)
+        # done, and the selected task's history on screen. Bounded, never a fixed sleep.
+        from caesar_tui.widgets.activity import ActivityView
+
+        for _ in range(200):
+            busy = [w for w in app.workers if w.group != "watch" and not w.is_finished]
+            if not busy and not app.query_one(ActivityView).loading:
+                break
+            await pilot.pause(0.02)
         await pilot.pause()
 
     return run_before

@@ -22,6 +22,7 @@ from caesar_core.events.tail import (
     LineChunk,
     LineTail,
     read_events,
+    read_last_events,
 )
 from caesar_core.events.writer import (
     EventWriter,
@@ -53,5 +54,6 @@ __all__ = [
     "format_at",
     "lock_path_for",
     "read_events",
+    "read_last_events",
     "utc_now",
 ]

@@ -90,7 +90,9 @@ class ActivityFold:
         self._last: Event | None = None
         self._started: StartedEvent | None = None
         self._open: OpenCalls[ToolUseEvent] = OpenCalls(MAX_OPEN_CALLS)
-        self._done: deque[_Done] = deque(maxlen=RECENT_CALLS)
+        self._done: deque[ToolCall] = deque(maxlen=RECENT_CALLS)
+        """Completed calls as small records, not events: a thousand folded tasks must not
+        keep a hundred event models each alive."""
         self._calls_total = 0
         self._calls_failed = 0
         self._files: dict[str, ChangeAction] = {}
@@ -179,7 +181,7 @@ class ActivityFold:
 
     def _close_call(self, event: ToolUseEvent) -> None:
         opening = self._open.close(event.id, event.tool, event.input_summary)
-        self._done.append((opening, event))
+        self._done.append(_done_call((opening, event)))
         self._calls_total += 1
         if event.status == _FAILED:
             self._calls_failed += 1
@@ -256,7 +258,7 @@ class ActivityFold:
         if candidates:
             return max(candidates)[1]
         if self._done:
-            call = _done_call(self._done[-1])
+            call = self._done[-1]
             return f"{call.tool} {call.input_summary}"
         if self._started is not None:
             return f"started {self._started.agent}"
@@ -292,7 +294,7 @@ class ActivityFold:
             events=self._n,
             last_seq=last.seq if last is not None else None,
             running=tuple(_running_call(call, now) for call in self._open.values()),
-            recent=tuple(_done_call(call) for call in self._done),
+            recent=tuple(self._done),
             calls_total=self._calls_total,
             calls_failed=self._calls_failed,
             calls_lost=self._open.lost,

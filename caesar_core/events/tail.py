@@ -320,6 +320,36 @@ def _no_gc_pauses(count: int) -> Iterator[None]:
         gc.enable()
 
 
+def read_last_events(path: Path, count: int, *, chunk: int = 64 * 1024) -> list[Event]:
+    """The last ``count`` valid events of a log, reading backwards from its end.
+
+    What a view needs when it switches to a task: the cost follows ``count``, not the size of
+    the log. Bad lines are skipped; a missing file has no events.
+    """
+    try:
+        with path.open("rb") as log:
+            end = log.seek(0, os.SEEK_END)
+            position, data = end, b""
+            while position > 0 and data.count(b"\n") <= count:
+                step = min(chunk, position)
+                position -= step
+                log.seek(position)
+                data = log.read(step) + data
+    except FileNotFoundError:
+        return []
+    lines = data.split(b"\n")
+    if position > 0:
+        lines = lines[1:]  # the first piece may be the tail of an older line
+    events: list[Event] = []
+    for line in lines[-(count + 1) :]:
+        if line.strip():
+            try:
+                events.append(parse(EVENT_ADAPTER, line, DocumentKind.EVENT))
+            except (ValueError, CaesarError):
+                continue
+    return events[-count:]
+
+
 def read_events(path: Path) -> tuple[list[Event], list[BadLine]]:
     """Every event of a log in one go, and its bad lines; a missing file has neither."""
     with EventTail(path) as tail:

@@ -18,7 +18,7 @@ from pathlib import Path
 from caesar_core.errors import CaesarError
 from caesar_core.events.activity import Activity
 from caesar_core.events.fold import ActivityFold
-from caesar_core.events.tail import EventTail
+from caesar_core.events.tail import EventTail, read_last_events
 from caesar_core.protocol.event import Event
 from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
 from caesar_core.store import mailbox
@@ -27,7 +27,7 @@ from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
 
 RECENT_EVENTS = 500
-"""Events kept per task for the activity view; the fold still sees every one."""
+"""Events a view loads when it switches to a task; the fold still sees every one."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,6 @@ class _Task:
     record: TaskRecord
     tail: EventTail
     fold: ActivityFold
-    events: list[Event] = field(default_factory=list)
     fresh: list[Event] = field(default_factory=list)
     """Events read since the last ``take_fresh``: what an observer has not seen yet."""
     was_reset: bool = False
@@ -83,8 +82,7 @@ class ProjectMonitor:
             self._record(record)
             self._events(record.id)
             self._mailbox(record.id)
-            task = self._tasks[record.id]
-            task.fresh = task.fresh[-RECENT_EVENTS:]
+            self._tasks[record.id].fresh = []  # history is read on demand, not kept
             changed.add(record.id)
         return changed
 
@@ -153,16 +151,13 @@ class ProjectMonitor:
         batch = task.tail.read()
         if batch.reset:
             task.fold.reset()
-            task.events.clear()
             task.fresh.clear()
             task.was_reset = True
         task.fold.apply_all(batch.events)
-        task.events.extend(batch.events)
+        # Events are folded, then let go: an observer that wants a task's history reads it
+        # from the end of its log (read_last_events). What it has not seen yet since is
+        # kept until it takes it, whole, so a burst between two refreshes is not lost.
         task.fresh.extend(batch.events)
-        # History is bounded; what an observer has not seen yet is not, so a burst between
-        # two refreshes reaches the screen whole (scan() trims it once, for the first frame).
-        if len(task.events) > RECENT_EVENTS:
-            del task.events[: len(task.events) - RECENT_EVENTS]
 
     def _mailbox(self, task_id: str) -> None:
         task = self._tasks.get(task_id)
@@ -197,9 +192,9 @@ class ProjectMonitor:
         task.fresh, task.was_reset = [], False
         return fresh, reset
 
-    def events(self, task_id: str) -> list[Event]:
-        """The task's most recent events (at most ``RECENT_EVENTS``), oldest first."""
-        return list(self._tasks[task_id].events)
+    def history(self, task_id: str, count: int = RECENT_EVENTS) -> list[Event]:
+        """The task's last ``count`` events, read from the end of its log (any thread)."""
+        return read_last_events(self.store.paths(task_id).events, count)
 
     def close(self) -> None:
         for task in self._tasks.values():

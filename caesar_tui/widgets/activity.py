@@ -45,6 +45,9 @@ class ActivityView(DataTable[Text]):
         self._builder = RowBuilder()
         self._tick = 0
         self._now: datetime | None = None
+        self._last_seq = -1
+        self.loading = False
+        """Between a switch to a task and the arrival of its history."""
 
     def on_mount(self) -> None:
         self.add_column("time", key="time", width=8)
@@ -53,10 +56,20 @@ class ActivityView(DataTable[Text]):
         self.add_column("took", key="took", width=7)
         self.add_column("detail", key="detail")
 
-    def show(self, task_id: str, events: list[Event], now: datetime) -> None:
-        """Switch to another task: its rows, from its recent events."""
+    def start_loading(self, task_id: str) -> None:
+        """Switch to another task; its rows come with :meth:`show` once its history is read."""
         self.task_id = task_id
+        self.loading = True
         self._builder = RowBuilder()
+        self._last_seq = -1
+        self.clear()
+
+    def show(self, task_id: str, events: list[Event], now: datetime) -> None:
+        """The task's rows, from its recent events."""
+        self.task_id = task_id
+        self.loading = False
+        self._builder = RowBuilder()
+        self._last_seq = -1
         self.clear()
         self._now = now
         self.extend(events, now)
@@ -64,6 +77,11 @@ class ActivityView(DataTable[Text]):
     def extend(self, events: list[Event], now: datetime) -> None:
         """Append or update the rows ``events`` touch; follows the end if it was at the end."""
         self._now = now
+        # The history read from disk and the live updates may overlap: each seq once.
+        events = [e for e in events if e.seq > self._last_seq]
+        if not events:
+            return
+        self._last_seq = max(e.seq for e in events)
         at_end = self.cursor_row >= self.row_count - 1
         for row in self._builder.feed(events):
             cells = self._cells(row)

@@ -66,6 +66,7 @@ class TaskTree(Tree[str]):
         self._task_nodes: dict[str, TreeNode[str]] = {}
         self._views: dict[str, TaskView] = {}
         self._filter = ""
+        self._clock_keys: dict[str, tuple[str, bool]] = {}
 
     def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
         """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
@@ -77,9 +78,16 @@ class TaskTree(Tree[str]):
             self._task_nodes[task_id].set_label(self._label(self._views[task_id], now))
 
     def refresh_labels(self, now: datetime) -> None:
-        """Ages and stall marks move with the clock, without any new file change."""
+        """Ages and stall marks move with the clock, without any new file change.
+
+        Only labels whose clock-driven parts changed are rebuilt: with a thousand tasks, a
+        relabel of every node each second would stall the event loop for nothing.
+        """
         for task_id, node in self._task_nodes.items():
-            node.set_label(self._label(self._views[task_id], now))
+            view = self._views[task_id]
+            key = self._clock_key(view, now)
+            if self._clock_keys.get(task_id) != key:
+                node.set_label(self._label(view, now))
 
     def set_filter(self, query: str, now: datetime) -> None:
         self._filter = query
@@ -136,14 +144,20 @@ class TaskTree(Tree[str]):
         for child in node.children:
             self._add(branch, child, shown, now)
 
-    def _label(self, view: TaskView, now: datetime) -> Text:
+    def _clock_key(self, view: TaskView, now: datetime) -> tuple[str, bool]:
+        """What of a label depends on the clock: the age as shown, and the stall mark."""
         record, activity = view.record, view.activity
-        status = record.status
         stalled = (
-            not status.terminal
+            not record.status.terminal
             and activity.last_at is not None
             and now - activity.last_at >= STALL_AFTER
         )
+        return age((now - record.created_at).total_seconds()), stalled
+
+    def _label(self, view: TaskView, now: datetime) -> Text:
+        record, activity = view.record, view.activity
+        status = record.status
+        shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
         who = record.role or record.agent
         headline = f"? {view.pending[0].question}" if view.needs_input else activity.headline
         headline = " ".join(headline.split())
@@ -154,7 +168,7 @@ class TaskTree(Tree[str]):
             (f"{NEEDS_INPUT} " if view.needs_input else "", "bold yellow"),
             (record.id[2:10], "bold"),
             (f" {who:<10.10} ", "magenta"),
-            (f"{age((now - record.created_at).total_seconds()):>4} ", "dim"),
+            (f"{shown_age:>4} ", "dim"),
             (f"{STALLED} " if stalled else "", "bold red"),
             (headline, "yellow" if view.needs_input else ""),
         )
