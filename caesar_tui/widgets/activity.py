@@ -23,6 +23,7 @@ _KIND_STYLE = {
     "finished": "bold",
 }
 TEXT_WIDTH = 90
+DETAIL_WIDTH = 120
 COLUMNS = ("time", "mark", "what", "took", "detail")
 
 
@@ -50,11 +51,22 @@ class ActivityView(DataTable[Text]):
         """Between a switch to a task and the arrival of its history."""
 
     def on_mount(self) -> None:
+        self._add_columns()
+
+    def _reset(self) -> None:
+        """Empty, with columns as new: an auto-sized column must not keep the width of rows
+        that are gone, or the same task would render differently by history."""
+        self.clear(columns=True)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
         self.add_column("time", key="time", width=8)
         self.add_column("", key="mark", width=2)
         self.add_column("what", key="what", width=12)
         self.add_column("took", key="took", width=7)
-        self.add_column("detail", key="detail")
+        # Fixed, not auto-sized: streaming rows never re-measure the table, and a task
+        # renders the same whatever order its rows arrived in.
+        self.add_column("detail", key="detail", width=DETAIL_WIDTH)
 
     def start_loading(self, task_id: str) -> None:
         """Switch to another task; its rows come with :meth:`show` once its history is read."""
@@ -62,7 +74,7 @@ class ActivityView(DataTable[Text]):
         self.loading = True
         self._builder = RowBuilder()
         self._last_seq = -1
-        self.clear()
+        self._reset()
 
     def show(self, task_id: str, events: list[Event], now: datetime) -> None:
         """The task's rows, from its recent events."""
@@ -70,7 +82,7 @@ class ActivityView(DataTable[Text]):
         self.loading = False
         self._builder = RowBuilder()
         self._last_seq = -1
-        self.clear()
+        self._reset()
         self._now = now
         self.extend(events, now)
 
@@ -110,8 +122,8 @@ class ActivityView(DataTable[Text]):
         text = " ".join(row.text.split())
         if row.kind == "thinking":
             text = text[:TEXT_WIDTH]  # folded: the first words of the thought
-        elif len(text) > TEXT_WIDTH * 3:
-            text = text[: TEXT_WIDTH * 3 - 1] + "…"
+        elif len(text) > DETAIL_WIDTH:
+            text = text[: DETAIL_WIDTH - 1] + "…"
         if row.kind == "tool":
             if row.status == "started":
                 frame = int(self._now.timestamp()) if self._now else self._tick

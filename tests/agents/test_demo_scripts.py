@@ -166,11 +166,15 @@ def agent_of(tmp_path: Path, workspace: Path) -> Iterator[Callable[..., Agent]]:
                 process.wait(timeout=10)
 
 
+POLL_S = 0.02
+"""How often a condition is looked at again: a poll with a deadline, never a fixed wait."""
+
+
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
+        time.sleep(POLL_S)
 
 
 def tool_calls_paired(events: list[Event]) -> dict[str, list[ToolStatus]]:
