@@ -16,8 +16,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 check: $(STAMP)
-	$(BIN)/ruff check caesar_core caesar_tui tests benchmarks snapshots
-	$(BIN)/ruff format --check caesar_core caesar_tui tests benchmarks snapshots
+	$(BIN)/ruff check caesar_core caesar_tui tests benchmarks snapshots screenshots
+	$(BIN)/ruff format --check caesar_core caesar_tui tests benchmarks snapshots screenshots
 	$(BIN)/mypy
 	$(BIN)/python -m pytest tests/test_import_hygiene.py -q
 

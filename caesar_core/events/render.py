@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from caesar_core.events.pairing import OpenCalls
 from caesar_core.protocol.event import (
     AnswerEvent,
     ErrorEvent,
@@ -33,7 +34,7 @@ class EventFormatter:
 
     def __init__(self, width: int = _WIDTH) -> None:
         self.width = width
-        self._open: dict[str, ToolUseEvent] = {}
+        self._open: OpenCalls[ToolUseEvent] = OpenCalls(cap=256)
 
     def format(self, event: Event) -> str:
         stamp = event.at.astimezone().strftime("%H:%M:%S")
@@ -69,10 +70,9 @@ class EventFormatter:
     def _tool(self, event: ToolUseEvent) -> str:
         tool, summary, elapsed = event.tool, event.input_summary, ""
         if event.status is ToolStatus.STARTED:
-            if event.id:
-                self._open[event.id] = event
+            self._open.open(event.id, event.tool, event.input_summary, event)
         else:
-            opening = self._open.pop(event.id, None) if event.id else None
+            opening = self._open.close(event.id, event.tool, event.input_summary)
             if opening is not None:
                 tool = tool or opening.tool
                 summary = summary or opening.input_summary
