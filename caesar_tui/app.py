@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from caesar_core.errors import CaesarError
@@ -49,6 +50,7 @@ from caesar_tui.widgets.status_bar import StatusBar
 from caesar_tui.widgets.task_tree import TaskTree
 
 DiffProvider = Callable[[TaskRecord], TreeDiff | None]
+W = TypeVar("W", bound=Widget)
 TABS = ("activity", "questions", "diff", "report", "log")
 
 
@@ -120,9 +122,17 @@ class CaesarApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TaskTree).focus()
+        self._main(TaskTree).focus()
         self.follow_project()
         self.set_interval(1.0, self.tick)
+
+    def _main(self, kind: type[W]) -> W:
+        """A widget of the main screen, whatever modal is on top of it.
+
+        ``App.query_one`` searches the active screen: with a confirmation or the help open,
+        a file update or the clock tick would not find the tree and the app would fail.
+        """
+        return self.screen_stack[0].query_one(kind)
 
     # -- the project, live -----------------------------------------------------------------
 
@@ -139,7 +149,7 @@ class CaesarApp(App[None]):
         now = self.clock()
         before = dict(self.views)
         self.views.update(update.views)
-        tree = self.query_one(TaskTree)
+        tree = self._main(TaskTree)
         tree.update_views(update.views, now)
         self._status()
         selected = tree.selected_id
@@ -147,7 +157,7 @@ class CaesarApp(App[None]):
             tree.select_task(tree.ids_in_order()[0])
             selected = tree.selected_id
         if selected in update.views:
-            activity = self.query_one(ActivityView)
+            activity = self._main(ActivityView)
             if activity.task_id != selected or selected in update.resets:
                 self._show_task(selected)
             else:
@@ -189,12 +199,14 @@ class CaesarApp(App[None]):
 
     def tick(self) -> None:
         """Once a second: ages, stall marks and spinners follow the clock (no I/O here)."""
+        if not self.screen_stack:
+            return  # shutting down
         now = self.clock()
-        self.query_one(TaskTree).refresh_labels(now)
-        self.query_one(ActivityView).tick(now)
+        self._main(TaskTree).refresh_labels(now)
+        self._main(ActivityView).tick(now)
 
     def _status(self) -> None:
-        self.query_one(StatusBar).show(self.views.values(), self.source.root.name, self.filter_text)
+        self._main(StatusBar).show(self.views.values(), self.source.root.name, self.filter_text)
 
     # -- the selected task -----------------------------------------------------------------
 
@@ -203,7 +215,7 @@ class CaesarApp(App[None]):
         self._show_task(message.task_id)
 
     def _show_task(self, task_id: str) -> None:
-        self.query_one(ActivityView).start_loading(task_id)
+        self._main(ActivityView).start_loading(task_id)
         self._early = []
         self.load_history(task_id)
         self._refresh_detail(task_id, events_done=True)
@@ -215,7 +227,7 @@ class CaesarApp(App[None]):
         self.post_message(HistoryLoaded(task_id, events))
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
-        activity = self.query_one(ActivityView)
+        activity = self._main(ActivityView)
         if activity.task_id != message.task_id:
             return
         now = self.clock()
@@ -227,9 +239,9 @@ class CaesarApp(App[None]):
         view = self.views.get(task_id)
         if view is None:
             return
-        self.query_one(QuestionsPane).show(view)
+        self._main(QuestionsPane).show(view)
         self.load_report(view)
-        active = self.query_one(TabbedContent).active
+        active = self._main(TabbedContent).active
         if active == "diff":
             self.load_diff(view.record)
         if active == "log":
@@ -242,7 +254,7 @@ class CaesarApp(App[None]):
             report = read_report(self.source.monitor.store.paths(view.id).report)
         except (OSError, ValueError, CaesarError):
             report = None
-        self.call_from_thread(self.query_one(ReportView).show, view, report)
+        self.call_from_thread(self._main(ReportView).show, view, report)
 
     @work(thread=True, group="diff", exclusive=True, exit_on_error=False)
     def load_diff(self, record: TaskRecord) -> None:
@@ -253,10 +265,10 @@ class CaesarApp(App[None]):
             self.post_message(DiffReady(record.id, None, str(error)))
 
     def on_diff_ready(self, message: DiffReady) -> None:
-        if message.task_id == self.query_one(TaskTree).selected_id:
+        if message.task_id == self._main(TaskTree).selected_id:
             if message.error:
                 self.notify(message.error, title="Diff", severity="error")
-            self.query_one(DiffView).show(message.task_id, message.diff)
+            self._main(DiffView).show(message.task_id, message.diff)
 
     @work(thread=True, group="log", exclusive=True, exit_on_error=False)
     def load_log(self, task_id: str) -> None:
@@ -269,25 +281,25 @@ class CaesarApp(App[None]):
             reset = True
         chunk = self._log_tail.read()
         lines = [line.decode("utf-8", errors="replace") for line in chunk.lines]
-        self.call_from_thread(self.query_one(LogView).show, task_id, lines, reset or chunk.reset)
+        self.call_from_thread(self._main(LogView).show, task_id, lines, reset or chunk.reset)
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
-        task_id = self.query_one(TaskTree).selected_id
+        task_id = self._main(TaskTree).selected_id
         if task_id is not None:
             self._refresh_detail(task_id, events_done=True)
 
     # -- keys --------------------------------------------------------------------------------
 
     def action_move(self, delta: int) -> None:
-        tree = self.query_one(TaskTree)
+        tree = self._main(TaskTree)
         if delta > 0:
             tree.action_cursor_down()
         else:
             tree.action_cursor_up()
 
     def action_focus_detail(self) -> None:
-        pane = self.query_one(TabbedContent).active
+        pane = self._main(TabbedContent).active
         widget = {
             "activity": ActivityView,
             "questions": QuestionsPane,
@@ -296,15 +308,15 @@ class CaesarApp(App[None]):
             "log": LogView,
         }.get(pane)
         if widget is QuestionsPane:
-            self.query_one(QuestionsPane).focus_first_question()
+            self._main(QuestionsPane).focus_first_question()
         elif widget is not None:
-            self.query_one(widget).focus()
+            self._main(widget).focus()
 
     def action_tab(self, name: str) -> None:
-        self.query_one(TabbedContent).active = name
+        self._main(TabbedContent).active = name
 
     def action_next_needing_input(self) -> None:
-        tree = self.query_one(TaskTree)
+        tree = self._main(TaskTree)
         order = tree.ids_in_order()
         waiting = [i for i in order if self.views[i].needs_input]
         if not waiting:
@@ -315,16 +327,16 @@ class CaesarApp(App[None]):
         tree.select_task((later or waiting)[0])
 
     def action_answer(self) -> None:
-        task_id = self.query_one(TaskTree).selected_id
+        task_id = self._main(TaskTree).selected_id
         if task_id is None or not self.views[task_id].pending:
             self.notify("the selected task has no pending question")
             return
         self.action_tab("questions")
-        self.query_one(QuestionsPane).focus_first_question()
+        self._main(QuestionsPane).focus_first_question()
 
     @on(QuestionsPane.Dismissed)
     def _questions_left(self) -> None:
-        self.query_one(TaskTree).focus()
+        self._main(TaskTree).focus()
 
     @on(AnswerRequested)
     def _answer(self, message: AnswerRequested) -> None:
@@ -337,10 +349,10 @@ class CaesarApp(App[None]):
             self.call_from_thread(self.notify, f"answered: {answer}", title=question_id)
         except CaesarError as error:
             self.call_from_thread(self.notify, str(error), title="Answer", severity="error")
-            self.call_from_thread(self.query_one(QuestionsPane).reopen, question_id)
+            self.call_from_thread(self._main(QuestionsPane).reopen, question_id)
 
     def _selected_record(self) -> TaskRecord | None:
-        task_id = self.query_one(TaskTree).selected_id
+        task_id = self._main(TaskTree).selected_id
         return self.views[task_id].record if task_id in self.views else None
 
     def action_apply(self) -> None:
@@ -350,7 +362,7 @@ class CaesarApp(App[None]):
         if not record.worktree_path:
             self.notify("this task ran in place: its changes are already in your tree")
             return
-        diff_view = self.query_one(DiffView)
+        diff_view = self._main(DiffView)
         paths: list[str] | None = None
         if diff_view.task_id == record.id and diff_view.diff is not None:
             if not diff_view.selected_paths:
@@ -440,7 +452,7 @@ class CaesarApp(App[None]):
         def chosen(text: str | None) -> None:
             if text is not None:
                 self.filter_text = text.strip()
-                self.query_one(TaskTree).set_filter(self.filter_text, self.clock())
+                self._main(TaskTree).set_filter(self.filter_text, self.clock())
                 self._status()
 
         self.push_screen(FilterModal(self.filter_text), chosen)

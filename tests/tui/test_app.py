@@ -160,3 +160,21 @@ async def test_two_thousand_appended_events_stay_paired_on_screen(repo: Path) ->
         )
         tool_rows = [r for r in view._builder.rows.values() if r.kind == "tool"]
         assert len([r for r in tool_rows if r.text.startswith("step ")]) == 1000
+
+
+async def test_updates_behind_an_open_modal_keep_the_app_alive(repo: Path) -> None:
+    out = run_json(repo, "quick", "--agent", "demo", "--context", context("quick"))
+    task_id = out["task_id"]
+    paths = TaskStore(repo).paths(task_id)
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: task_id in app.views, "the task")
+        await pilot.press("question_mark")  # the help modal is now the active screen
+        before = app.views[task_id].activity.events
+        with EventWriter(paths.events, task_id) as writer:
+            writer.append(
+                ToolUse(tool="bash", id="late", input_summary="ls", status=ToolStatus.STARTED)
+            )
+        await until(pilot, lambda: app.views[task_id].activity.events > before, "the update")
+        app.tick()  # the clock tick, too, reaches the tree behind the modal
+        assert app.is_running
