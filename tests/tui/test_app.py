@@ -178,3 +178,19 @@ async def test_updates_behind_an_open_modal_keep_the_app_alive(repo: Path) -> No
         await until(pilot, lambda: app.views[task_id].activity.events > before, "the update")
         app.tick()  # the clock tick, too, reaches the tree behind the modal
         assert app.is_running
+
+
+def test_watch_once_prints_one_text_frame(repo: Path) -> None:
+    from tests.runner.conftest import caesar
+
+    done = run_json(repo, "quick", "--agent", "demo", "--context", context("quick"))["task_id"]
+    run = start_run(repo, "ask")
+    task_id, question_id = pending_in(repo)
+    frame = caesar(repo, "watch", "--once")
+    assert frame.returncode == 0, frame.stderr
+    lines = frame.stdout.splitlines()
+    assert lines[0].startswith("caesar ") and "need input" in lines[0]
+    assert any(done in line and line.startswith("✓") for line in lines)
+    assert f"question {task_id} {question_id}: Should the old behavior be kept? [yes / no]" in lines
+    answer(TaskStore(repo).paths(task_id), question_id, "no")
+    run.communicate(timeout=60)
