@@ -95,6 +95,7 @@ class CaesarApp(App[None]):
         self.notify_bell = notify_bell
         self.views: dict[str, TaskView] = {}
         self._early: list[Event] = []
+        self._history_generation = 0
         """Events of the selected task that arrived while its history was being read."""
         self.filter_text = ""
         self._log_tail: LineTail | None = None
@@ -212,24 +213,26 @@ class CaesarApp(App[None]):
 
     @on(TaskTree.Selected)
     def _selected(self, message: TaskTree.Selected) -> None:
-        self._show_task(message.task_id)
+        if self._main(ActivityView).task_id != message.task_id:
+            self._show_task(message.task_id)
 
     def _show_task(self, task_id: str) -> None:
         self._main(ActivityView).start_loading(task_id)
         self._early = []
-        self.load_history(task_id)
+        self._history_generation += 1
+        self.load_history(task_id, self._history_generation)
         self._refresh_detail(task_id, events_done=True)
 
     @work(thread=True, group="history", exit_on_error=False)
-    def load_history(self, task_id: str) -> None:
+    def load_history(self, task_id: str, generation: int) -> None:
         """The task's last events, read from the end of its log: cost set by the count."""
         events = self.source.monitor.history(task_id, RECENT_EVENTS)
-        self.post_message(HistoryLoaded(task_id, events))
+        self.post_message(HistoryLoaded(task_id, events, generation))
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         activity = self._main(ActivityView)
-        if activity.task_id != message.task_id:
-            return
+        if message.generation != self._history_generation or activity.task_id != message.task_id:
+            return  # a read overtaken by a newer switch: its events may be older than _early
         now = self.clock()
         activity.show(message.task_id, message.events, now)
         activity.extend(self._early, now)  # only what the history did not include

@@ -35,6 +35,8 @@ class HistoryLoaded(Message):
 
     task_id: str
     events: list[Event]
+    generation: int
+    """Which switch asked for it: only the latest one's history is shown."""
 
 
 @dataclass
