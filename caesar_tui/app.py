@@ -127,6 +127,10 @@ class CaesarApp(App[None]):
         self.follow_project()
         self.set_interval(1.0, self.tick)
 
+    def _shutting_down(self) -> bool:
+        """The app is shutting down: messages still in flight find no screen to update."""
+        return not self.screen_stack
+
     def _main(self, kind: type[W]) -> W:
         """A widget of the main screen, whatever modal is on top of it.
 
@@ -147,6 +151,8 @@ class CaesarApp(App[None]):
                 self.post_message(update)
 
     def on_project_updated(self, update: ProjectUpdated) -> None:
+        if self._shutting_down():
+            return
         now = self.clock()
         before = dict(self.views)
         self.views.update(update.views)
@@ -200,8 +206,8 @@ class CaesarApp(App[None]):
 
     def tick(self) -> None:
         """Once a second: ages, stall marks and spinners follow the clock (no I/O here)."""
-        if not self.screen_stack:
-            return  # shutting down
+        if self._shutting_down():
+            return
         now = self.clock()
         self._main(TaskTree).refresh_labels(now)
         self._main(ActivityView).tick(now)
@@ -213,6 +219,8 @@ class CaesarApp(App[None]):
 
     @on(TaskTree.Selected)
     def _selected(self, message: TaskTree.Selected) -> None:
+        if self._shutting_down():
+            return
         if self._main(ActivityView).task_id != message.task_id:
             self._show_task(message.task_id)
 
@@ -230,6 +238,8 @@ class CaesarApp(App[None]):
         self.post_message(HistoryLoaded(task_id, events, generation))
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
+        if self._shutting_down():
+            return
         activity = self._main(ActivityView)
         if message.generation != self._history_generation or activity.task_id != message.task_id:
             return  # a read overtaken by a newer switch: its events may be older than _early
@@ -268,6 +278,8 @@ class CaesarApp(App[None]):
             self.post_message(DiffReady(record.id, None, str(error)))
 
     def on_diff_ready(self, message: DiffReady) -> None:
+        if self._shutting_down():
+            return
         if message.task_id == self._main(TaskTree).selected_id:
             if message.error:
                 self.notify(message.error, title="Diff", severity="error")
@@ -288,6 +300,8 @@ class CaesarApp(App[None]):
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        if self._shutting_down():
+            return
         task_id = self._main(TaskTree).selected_id
         if task_id is not None:
             self._refresh_detail(task_id, events_done=True)
@@ -392,6 +406,8 @@ class CaesarApp(App[None]):
             self.post_message(ApplyDone(record.id, None, str(error)))
 
     def on_apply_done(self, message: ApplyDone) -> None:
+        if self._shutting_down():
+            return
         result = message.result
         if result is None:
             self.notify(message.error or "apply failed", title="Apply", severity="error")

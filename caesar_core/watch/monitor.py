@@ -26,7 +26,7 @@ from caesar_core.store.ids import TASK_ID_PATTERN
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
 
-RECENT_EVENTS = 500
+RECENT_EVENTS = 5000
 """Events a view loads when it switches to a task; the fold still sees every one."""
 
 

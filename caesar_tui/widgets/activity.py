@@ -51,7 +51,8 @@ class ActivityView(DataTable[Text]):
         """Between a switch to a task and the arrival of its history."""
 
     def on_mount(self) -> None:
-        self._add_columns()
+        if not self.columns:  # a switch to a task may have laid them out already
+            self._add_columns()
 
     def _reset(self) -> None:
         """Empty, with columns as new: an auto-sized column must not keep the width of rows
