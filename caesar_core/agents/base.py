@@ -77,9 +77,24 @@ class Launch:
 
 
 class Translator(Protocol):
-    """Turns an agent's stdout, one line at a time, into event payloads."""
+    """Turns an agent's stdout, one line at a time, into event payloads.
+
+    A translator never raises on what an agent prints: lines it cannot use are counted in
+    ``skipped`` (the raw text is in ``raw.log``), and ``close`` ends what the stream left
+    open when the process stops, so every tool call that started also ends.
+    """
 
     def feed(self, line: str) -> list[EventPayload]: ...
+
+    def close(self) -> list[EventPayload]: ...
+
+    @property
+    def skipped(self) -> int: ...
+
+    @property
+    def failure(self) -> str | None:
+        """Why the run failed, when the stream itself says so (a failed turn)."""
+        ...
 
     @property
     def final_text(self) -> str | None:
@@ -107,9 +122,14 @@ class Adapter(Protocol):
 
     def launch(self, invocation: Invocation) -> Launch: ...
 
-    def translator(self) -> Translator: ...
+    def translator(self, invocation: Invocation) -> Translator: ...
 
     def preferred_tier(self, channel: bool) -> ReportTier: ...
+
+    @property
+    def min_version(self) -> str | None:
+        """The oldest version whose stream the translator was written from, if known."""
+        ...
 
 
 class SilentTranslator:
@@ -119,12 +139,18 @@ class SilentTranslator:
     find a report the agent printed.
     """
 
+    skipped = 0
+    failure: str | None = None
+
     def __init__(self) -> None:
         self._last: str | None = None
 
     def feed(self, line: str) -> list[EventPayload]:
         if line.strip():
             self._last = line.rstrip("\n")
+        return []
+
+    def close(self) -> list[EventPayload]:
         return []
 
     @property

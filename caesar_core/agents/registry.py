@@ -26,6 +26,10 @@ from caesar_core.agents.base import (
     default_tier,
     read_only,
 )
+from caesar_core.agents.claude import ClaudeAdapter
+from caesar_core.agents.codex import CodexAdapter
+from caesar_core.agents.gemini import GeminiAdapter
+from caesar_core.agents.opencode import OpencodeAdapter
 from caesar_core.config import AgentConfig, Config
 
 VERSION_TIMEOUT_S = 3.0
@@ -43,7 +47,9 @@ class DemoAdapter:
         argv = [self.bin, "-m", "caesar_core.agents.demo", *invocation.extra_args]
         return Launch(argv, Path(invocation.task.workspace))
 
-    def translator(self) -> Translator:
+    min_version = None
+
+    def translator(self, invocation: Invocation) -> Translator:
         return SilentTranslator()
 
     def preferred_tier(self, channel: bool) -> ReportTier:
@@ -94,14 +100,24 @@ class GenericAdapter:
         cwd = Path(task.workspace) if self.config.cwd_mode == "process" else paths.root
         return Launch(argv, cwd, dict(self.config.env))
 
-    def translator(self) -> Translator:
+    @property
+    def min_version(self) -> str | None:
+        return None
+
+    def translator(self, invocation: Invocation) -> Translator:
         return SilentTranslator()
 
     def preferred_tier(self, channel: bool) -> ReportTier:
         return default_tier(self.capabilities, channel)
 
 
-BUILTIN: tuple[Adapter, ...] = (DemoAdapter(),)
+BUILTIN: tuple[Adapter, ...] = (
+    DemoAdapter(),
+    CodexAdapter(),
+    ClaudeAdapter(),
+    OpencodeAdapter(),
+    GeminiAdapter(),
+)
 
 
 def catalogue(config: Config) -> dict[str, Adapter]:

@@ -51,12 +51,12 @@ def init(force: bool, root: Path, as_json: bool) -> None:
 
 
 def _agent_rows(root: Path) -> list[dict[str, Any]]:
-    from caesar_core.agents.registry import catalogue, probe_version, resolve_binary
+    from caesar_core.agents.registry import BUILTIN, catalogue, probe_version, resolve_binary
     from caesar_core.config import load_config
 
     loaded = load_config(root)
     rows = []
-    builtin_ids = {"demo"}
+    builtin_ids = {adapter.id for adapter in BUILTIN}
     for agent_id, adapter in catalogue(loaded.config).items():
         binary = resolve_binary(adapter.bin)
         allowed, why = loaded.config.policy.permits(agent_id)

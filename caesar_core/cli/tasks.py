@@ -206,6 +206,8 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
     return {
         "task_id": record.id,
         "status": record.status.value,
+        "task_dir": str(outcome.paths.root),
+        "workspace": record.workspace,
         "report": outcome.report.to_json_dict(),
         "report_source": record.report_source.value if record.report_source else None,
         "changes_verified_by": (

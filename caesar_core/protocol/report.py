@@ -86,6 +86,9 @@ class Usage(ProtocolModel):
     output_tokens: Count | None = None
     cost_usd: Annotated[float, Field(ge=0)] | None = None
     duration_ms: Count | None = None
+    source: str | None = None
+    """Where the numbers come from when caesar filled them in (``"codex stream"``); an
+    agent's own report leaves it out."""
 
 
 class Report(ProtocolModel):

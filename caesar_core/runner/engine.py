@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from caesar_core.agents.base import Invocation, ReportTier
+from caesar_core.agents.base import Invocation, ReportTier, Translator
 from caesar_core.agents.brief import render_brief
 from caesar_core.config import LoadedConfig
 from caesar_core.errors import CaesarError
@@ -32,7 +32,7 @@ from caesar_core.git import (
     snapshot,
 )
 from caesar_core.protocol.event import Error, Finished, Started
-from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity, Usage
+from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
 from caesar_core.protocol.task import Isolation, Task
 from caesar_core.protocol.taskdir import TaskPaths, task_environment
@@ -243,7 +243,7 @@ class Runner:
             extra_args=plan.request.extra_args,
         )
         launch = adapter.launch(invocation)
-        translator = adapter.translator()
+        translator = adapter.translator(invocation)
         env = {
             **self.env,
             **task_environment(paths, task.id, adapter.id, plan.depth),
@@ -270,7 +270,7 @@ class Runner:
                     )
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
-        return self._conclude(prepared, ended, translator.final_text, translator.usage)
+        return self._conclude(prepared, ended, translator)
 
     def _record_pid(self, task_id: str, pid: int) -> None:
         self.store.set(task_id, pid=pid)
@@ -288,10 +288,9 @@ class Runner:
 
     # -- conclude ----------------------------------------------------------------------------
 
-    def _conclude(
-        self, prepared: Prepared, ended: Exit, final_text: str | None, usage: Usage | None
-    ) -> Outcome:
+    def _conclude(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
+        final_text, usage = translator.final_text, translator.usage
         record = self.store.get(task.id)
         findings = list(prepared.findings)
         diff = self._diff(record)
@@ -315,9 +314,24 @@ class Runner:
             )
         if ended.spawn_error:
             findings.append(_finding(Severity.HIGH, "Agent did not start", ended.spawn_error))
+        if translator.skipped:
+            findings.append(
+                _finding(
+                    Severity.INFO,
+                    "Output not understood",
+                    f"{translator.skipped} line(s) of {plan.adapter.id}'s output were not JSON "
+                    "events this adapter knows; they are kept in raw.log.",
+                )
+            )
+        stream_failed = (
+            translator.failure is not None and retrieved.source is ReportSource.SYNTHESIZED
+        )
+        if stream_failed:
+            findings.append(_finding(Severity.HIGH, "Agent run failed", str(translator.failure)))
         if report.usage is None and usage is not None:
             report = report.model_copy(update={"usage": usage})
         stopped = ended.timed_out or ended.cancelled or ended.spawn_error is not None
+        stopped = stopped or stream_failed
         if stopped and report.status is not ReportStatus.FAILED:
             report = report.model_copy(update={"status": ReportStatus.FAILED})
         report = report.model_copy(update={"findings": [*report.findings, *findings]})

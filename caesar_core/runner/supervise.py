@@ -169,6 +169,13 @@ def _pump_stdout(stream: IO[bytes], log: _Log, translator: Translator, events: E
         if payloads:
             events.append_many(payloads)
     stream.close()
+    try:
+        closing = translator.close()
+    except Exception as error:
+        log.write(f"caesar: translator error at the end of output: {error!r}\n".encode())
+        return
+    if closing:
+        events.append_many(closing)
 
 
 def _pump_stderr(stream: IO[bytes], log: _Log) -> None:

@@ -1,0 +1,33 @@
+"""OpenAI Codex CLI adapter (stub; being written)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from caesar_core.agents.base import Capabilities, Invocation, Launch, ReportTier, default_tier
+from caesar_core.agents.stream import JsonStreamTranslator
+from caesar_core.protocol.event import EventPayload
+
+
+class CodexTranslator(JsonStreamTranslator):
+    agent = "codex"
+
+    def handle(self, obj: dict[str, object]) -> list[EventPayload]:
+        return self.unknown()
+
+
+class CodexAdapter:
+    id = "codex"
+    display_name = "OpenAI Codex CLI"
+    bin = "codex"
+    min_version: str | None = None
+    capabilities = Capabilities(json_events=True)
+
+    def launch(self, invocation: Invocation) -> Launch:
+        return Launch([self.bin, invocation.prompt], Path(invocation.task.workspace))
+
+    def translator(self, invocation: Invocation) -> CodexTranslator:
+        return CodexTranslator(invocation.task.workspace)
+
+    def preferred_tier(self, channel: bool) -> ReportTier:
+        return default_tier(self.capabilities, channel)

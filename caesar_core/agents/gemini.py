@@ -1,0 +1,33 @@
+"""Gemini CLI adapter (stub; being written)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from caesar_core.agents.base import Capabilities, Invocation, Launch, ReportTier, default_tier
+from caesar_core.agents.stream import JsonStreamTranslator
+from caesar_core.protocol.event import EventPayload
+
+
+class GeminiTranslator(JsonStreamTranslator):
+    agent = "gemini"
+
+    def handle(self, obj: dict[str, object]) -> list[EventPayload]:
+        return self.unknown()
+
+
+class GeminiAdapter:
+    id = "gemini"
+    display_name = "Gemini CLI"
+    bin = "gemini"
+    min_version: str | None = None
+    capabilities = Capabilities(json_events=True)
+
+    def launch(self, invocation: Invocation) -> Launch:
+        return Launch([self.bin, invocation.prompt], Path(invocation.task.workspace))
+
+    def translator(self, invocation: Invocation) -> GeminiTranslator:
+        return GeminiTranslator(invocation.task.workspace)
+
+    def preferred_tier(self, channel: bool) -> ReportTier:
+        return default_tier(self.capabilities, channel)
