@@ -7,6 +7,7 @@ wrapper script without waiting for a release.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -159,3 +160,25 @@ def probe_version(adapter: Adapter, timeout: float = VERSION_TIMEOUT_S) -> str |
         return None
     lines = (done.stdout or done.stderr).strip().splitlines()
     return lines[0].strip() if lines else None
+
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def version_key(text: str | None) -> tuple[int, int, int] | None:
+    """The first dotted version in ``text`` (``codex-cli 0.171.0`` -> (0, 171, 0))."""
+    found = _VERSION.search(text or "")
+    if found is None:
+        return None
+    major, minor, patch = found.groups()
+    return int(major), int(minor), int(patch or 0)
+
+
+def outdated(adapter: Adapter, version: str | None) -> bool:
+    """True when the installed version is older than the one its adapter was written from.
+
+    An unreadable version is not called outdated: the translator copes with unknown lines,
+    and a false alarm would teach users to ignore the check.
+    """
+    have, need = version_key(version), version_key(adapter.min_version)
+    return have is not None and need is not None and have < need

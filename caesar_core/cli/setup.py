@@ -51,7 +51,13 @@ def init(force: bool, root: Path, as_json: bool) -> None:
 
 
 def _agent_rows(root: Path) -> list[dict[str, Any]]:
-    from caesar_core.agents.registry import BUILTIN, catalogue, probe_version, resolve_binary
+    from caesar_core.agents.registry import (
+        BUILTIN,
+        catalogue,
+        outdated,
+        probe_version,
+        resolve_binary,
+    )
     from caesar_core.config import load_config
 
     loaded = load_config(root)
@@ -61,6 +67,7 @@ def _agent_rows(root: Path) -> list[dict[str, Any]]:
         binary = resolve_binary(adapter.bin)
         allowed, why = loaded.config.policy.permits(agent_id)
         caps = adapter.capabilities
+        version = probe_version(adapter) if binary else None
         rows.append(
             {
                 "id": agent_id,
@@ -68,7 +75,9 @@ def _agent_rows(root: Path) -> list[dict[str, Any]]:
                 "bin": adapter.bin,
                 "path": str(binary) if binary else None,
                 "installed": binary is not None,
-                "version": probe_version(adapter) if binary else None,
+                "version": version,
+                "min_version": adapter.min_version,
+                "outdated": outdated(adapter, version),
                 "allowed": allowed,
                 "policy": why,
                 "source": "built-in"
@@ -77,6 +86,7 @@ def _agent_rows(root: Path) -> list[dict[str, Any]]:
                 "capabilities": {
                     "json_events": caps.json_events,
                     "output_schema": caps.output_schema,
+                    "final_message_file": caps.final_message_file,
                     "native_read_only": caps.native_read_only,
                     "network": caps.network.value,
                     "mcp": caps.mcp.value,
@@ -121,6 +131,7 @@ def _caps(caps: dict[str, Any]) -> str:
     marks = [
         ("events", caps["json_events"]),
         ("schema", caps["output_schema"]),
+        ("final-file", caps["final_message_file"]),
         ("read-only", caps["native_read_only"]),
         ("model", caps["model"]),
     ]
@@ -171,6 +182,14 @@ def doctor(root: Path, as_json: bool) -> None:
                 False,
                 f"denied: {row['policy']}",
                 "change [policy] allowed/denied",
+            )
+        elif row["outdated"]:
+            check(
+                f"agent {row['id']}",
+                False,
+                f"{row['version']} is older than {row['min_version']}, the version caesar's "
+                "adapter was verified against; its stream may not be understood",
+                f"upgrade {row['bin']} to {row['min_version']} or newer",
             )
         else:
             check(f"agent {row['id']}", True, row["version"] or row["path"])
