@@ -10,6 +10,7 @@ import click
 
 from caesar_core import __version__
 from caesar_core.cli.demo import demo
+from caesar_core.cli.mcp import channel, mcp
 from caesar_core.cli.protocol import protocol
 from caesar_core.cli.review import apply, diff, discard, gc
 from caesar_core.cli.setup import agents, doctor, init
@@ -59,6 +60,8 @@ for command in (init, doctor, agents, run, ps, logs, cancel, answer, diff, apply
     cli.add_command(command)
 cli.add_command(demo)
 cli.add_command(protocol)
+cli.add_command(mcp)
+cli.add_command(channel)
 
 
 def _plugins() -> list[EntryPoint]:

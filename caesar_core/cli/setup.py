@@ -51,51 +51,10 @@ def init(force: bool, root: Path, as_json: bool) -> None:
 
 
 def _agent_rows(root: Path) -> list[dict[str, Any]]:
-    from caesar_core.agents.registry import (
-        BUILTIN,
-        catalogue,
-        outdated,
-        probe_version,
-        resolve_binary,
-    )
+    from caesar_core.agents.listing import agent_rows
     from caesar_core.config import load_config
 
-    loaded = load_config(root)
-    rows = []
-    builtin_ids = {adapter.id for adapter in BUILTIN}
-    for agent_id, adapter in catalogue(loaded.config).items():
-        binary = resolve_binary(adapter.bin)
-        allowed, why = loaded.config.policy.permits(agent_id)
-        caps = adapter.capabilities
-        version = probe_version(adapter) if binary else None
-        rows.append(
-            {
-                "id": agent_id,
-                "display_name": adapter.display_name,
-                "bin": adapter.bin,
-                "path": str(binary) if binary else None,
-                "installed": binary is not None,
-                "version": version,
-                "min_version": adapter.min_version,
-                "outdated": outdated(adapter, version),
-                "allowed": allowed,
-                "policy": why,
-                "source": "built-in"
-                if agent_id in builtin_ids and agent_id not in {a.id for a in loaded.config.agents}
-                else loaded.source_of(f"agent.{agent_id}"),
-                "capabilities": {
-                    "json_events": caps.json_events,
-                    "output_schema": caps.output_schema,
-                    "final_message_file": caps.final_message_file,
-                    "native_read_only": caps.native_read_only,
-                    "network": caps.network.value,
-                    "mcp": caps.mcp.value,
-                    "model": caps.model,
-                },
-                "model": loaded.config.models.get(agent_id),
-            }
-        )
-    return rows
+    return agent_rows(load_config(root))
 
 
 @click.group()

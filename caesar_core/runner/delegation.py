@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from caesar_core.agents.base import Adapter, NetworkControl
+from caesar_core.agents.listing import pick_for_role
 from caesar_core.agents.registry import catalogue, resolve_binary
 from caesar_core.config import LoadedConfig, Role
 from caesar_core.errors import CaesarError, ExitCode
@@ -170,17 +171,9 @@ def _agent(request: Request, role: Role | None, loaded: LoadedConfig) -> Adapter
             )
         return agents[request.agent]
     assert role is not None
-    skipped: list[str] = []
-    for candidate in role.agents:
-        adapter = agents.get(candidate)
-        if adapter is None:
-            skipped.append(f"{candidate}: unknown")
-        elif not loaded.config.policy.permits(candidate)[0]:
-            skipped.append(f"{candidate}: denied by the policy")
-        elif resolve_binary(adapter.bin) is None:
-            skipped.append(f"{candidate}: not installed")
-        else:
-            return adapter
+    picked, skipped = pick_for_role(role, loaded)
+    if picked is not None:
+        return picked
     raise DelegationError(
         f"role {role.name!r} has no usable agent ({'; '.join(skipped) or 'its list is empty'})",
         "install one of its agents, or pass --agent (see `caesar agents list`)",

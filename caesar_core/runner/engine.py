@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import socket
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,7 +35,7 @@ from caesar_core.git import (
 from caesar_core.protocol.event import Error, Finished, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
-from caesar_core.protocol.task import Isolation, Task
+from caesar_core.protocol.task import Channel, Isolation, Task
 from caesar_core.protocol.taskdir import TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
 from caesar_core.runner.delegation import Plan, Request, decide
@@ -144,6 +145,7 @@ class Runner:
                 depth=plan.depth,
                 report_path=str(paths.report),
                 events_path=str(paths.events),
+                channel=channel_for(paths) if tier == "channel" else None,
             )
             atomic_write(paths.task_file, dump_json(task.to_json_dict()))
             if tier == "schema":
@@ -241,6 +243,7 @@ class Runner:
             model=plan.model,
             network_off=plan.network_off,
             extra_args=plan.request.extra_args,
+            channel_command=_channel_argv(task.channel),
         )
         launch = adapter.launch(invocation)
         translator = adapter.translator(invocation)
@@ -387,6 +390,19 @@ def _status_of(ended: Exit, timeout_ms: int) -> tuple[TaskStatus, str | None]:
     if ended.exit_code == 0:
         return TaskStatus.SUCCEEDED, None
     return TaskStatus.FAILED, f"exit code {ended.exit_code}"
+
+
+def channel_for(paths: TaskPaths) -> Channel:
+    """The return channel's coordinates: this interpreter running ``caesar channel serve``,
+    so the agent's CLI starts it with no PATH or virtualenv of its own."""
+    return Channel(
+        command=sys.executable,
+        args=["-m", "caesar_core", "channel", "serve", "--task-dir", str(paths.root)],
+    )
+
+
+def _channel_argv(channel: Channel | None) -> list[str]:
+    return [] if channel is None else [channel.command, *channel.args]
 
 
 def _reason(error: Exception) -> str:

@@ -1,0 +1,165 @@
+"""``caesar mcp serve``: the ten tools a main agent drives caesar with, over stdio.
+
+Thin on purpose: each tool validates its arguments (the SDK does, from the signature), calls
+the session, and turns a ``CaesarError`` into an error result carrying the core's reason and
+remedy. Results are structured content with the same JSON as text, so clients that read
+either see the same thing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from caesar_core import __version__
+from caesar_core.config import DurationError, parse_duration
+from caesar_core.errors import CaesarError
+from caesar_core.mcp.session import AWAIT_DEFAULT_MS, LOG_LIMIT, Session
+from caesar_core.protocol.task import Mode
+from caesar_core.runner.delegation import Request
+
+T = TypeVar("T")
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+TOOLS = (
+    "caesar_delegate",
+    "caesar_await",
+    "caesar_status",
+    "caesar_logs",
+    "caesar_cancel",
+    "caesar_diff",
+    "caesar_apply",
+    "caesar_list_agents",
+    "caesar_list_roles",
+    "caesar_answer",
+)
+
+
+def _call(action: Callable[[], T]) -> T:
+    try:
+        return action()
+    except CaesarError as error:
+        raise ToolError(str(error)) from None
+
+
+def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, Session]:
+    session = Session(root, workspace)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            session.close()
+
+    server = MCPServer(
+        name="caesar",
+        version=__version__,
+        instructions=(
+            "Delegate work to coding agents and follow it: caesar_delegate starts a task and "
+            "returns at once; caesar_await waits for reports; answer an agent's questions with "
+            "caesar_answer; review with caesar_diff and bring changes in with caesar_apply."
+        ),
+        log_level="WARNING",
+        lifespan=lifespan,
+    )
+
+    @server.tool()
+    def caesar_delegate(
+        objective: str,
+        agent: str | None = None,
+        role: str | None = None,
+        mode: Literal["read-only", "write"] | None = None,
+        isolation: Literal["inplace", "worktree", "auto"] | None = None,
+        network: Literal["auto", "on", "off"] | None = None,
+        context: str = "",
+        constraints: list[str] | None = None,
+        acceptance_criteria: list[str] | None = None,
+        model: str | None = None,
+        timeout: str | None = None,
+        channel: bool = False,
+    ) -> dict[str, Any]:
+        """Start a task for an agent (by id) or a role, and return at once with its id.
+
+        ``timeout`` is a duration such as "90s" or "10m"; ``channel`` offers the agent the
+        MCP return channel (questions, progress, submit_report).
+        """
+        try:
+            timeout_ms = parse_duration(timeout) if timeout else None
+        except DurationError as error:
+            raise ToolError(f"timeout: {error}") from None
+        request = Request(
+            objective=objective,
+            agent=agent,
+            role=role,
+            mode=Mode(mode) if mode else None,
+            isolation=isolation,
+            network=network,
+            timeout_ms=timeout_ms,
+            model=model,
+            context=context,
+            constraints=tuple(constraints or ()),
+            acceptance_criteria=tuple(acceptance_criteria or ()),
+            channel=channel,
+        )
+        return _call(lambda: session.delegate(request))
+
+    @server.tool(annotations=READ_ONLY)
+    def caesar_await(task_ids: list[str], timeout_ms: int = AWAIT_DEFAULT_MS) -> dict[str, Any]:
+        """Wait until the tasks end or ``timeout_ms`` passes; a task still running shows
+        ``pending: true`` with the questions it waits on."""
+        return _call(lambda: session.await_tasks(task_ids, timeout_ms))
+
+    @server.tool(annotations=READ_ONLY)
+    def caesar_status(task_id: str) -> dict[str, Any]:
+        """A task's state now, without waiting."""
+        return _call(lambda: session.status(task_id))
+
+    @server.tool(annotations=READ_ONLY)
+    def caesar_logs(task_id: str, raw: bool = False, limit: int = LOG_LIMIT) -> dict[str, Any]:
+        """A task's last events (or the end of its raw output with ``raw``)."""
+        return _call(lambda: session.logs(task_id, raw=raw, limit=limit))
+
+    @server.tool()
+    def caesar_cancel(task_id: str) -> dict[str, Any]:
+        """Cancel a running task (its agent is stopped; its worktree is kept)."""
+        return _call(lambda: session.cancel(task_id))
+
+    @server.tool(annotations=READ_ONLY)
+    def caesar_diff(task_id: str) -> dict[str, Any]:
+        """What the task changed, against the commit it started from, with the patch."""
+        return _call(lambda: session.diff(task_id))
+
+    @server.tool()
+    def caesar_apply(task_id: str) -> dict[str, Any]:
+        """Bring a worktree task's changes into the main working tree (three-way, no
+        commit); conflicts are listed and the tree is left as it was."""
+        return _call(lambda: session.apply(task_id))
+
+    @server.tool(annotations=READ_ONLY)
+    def caesar_list_agents() -> dict[str, Any]:
+        """Every agent caesar knows: installed, version, allowed, capabilities."""
+        return {"agents": _call(session.agents)}
+
+    @server.tool(annotations=READ_ONLY)
+    def caesar_list_roles() -> dict[str, Any]:
+        """Every role of the configuration and the agent it would pick now."""
+        return {"roles": _call(session.roles)}
+
+    @server.tool()
+    def caesar_answer(task_id: str, question_id: str, answer: str) -> dict[str, Any]:
+        """Answer a question an agent asked; refused when unknown or already answered."""
+        return _call(lambda: session.answer(task_id, question_id, answer))
+
+    return server, session
+
+
+def serve(root: Path, workspace: Path | None = None) -> None:
+    server, _ = build_server(root, workspace)
+    server.run("stdio")

@@ -1,0 +1,269 @@
+"""What the orchestrator MCP server does, apart from MCP: a session over one caesar root.
+
+Tasks it delegates run in threads of this process (the runner is synchronous), and
+everything it reports comes from the store and the task directories, never from memory
+alone, so tasks started by ``caesar run`` in a terminal or by another server look exactly
+like its own. Each method returns plain JSON-able data; refusals are ``CaesarError``s.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from caesar_core.agents.listing import agent_rows, role_rows
+from caesar_core.config import load_config
+from caesar_core.errors import CaesarError, UsageError
+from caesar_core.events.tail import read_last_events
+from caesar_core.protocol.documents import read_report
+from caesar_core.protocol.report import Report
+from caesar_core.runner import control, worktrees
+from caesar_core.runner.delegation import Request
+from caesar_core.runner.engine import Runner, StartFailed
+from caesar_core.runner.sweep import sweep
+from caesar_core.store import mailbox
+from caesar_core.store.ids import check_task_id
+from caesar_core.store.record import TaskRecord
+from caesar_core.store.store import TaskStore, UnknownTaskError
+
+AWAIT_DEFAULT_MS = 30_000
+AWAIT_POLL_S = 0.2
+"""How often ``caesar_await`` looks at the store again while tasks run."""
+LOG_LIMIT = 50
+RAW_TAIL_CHARS = 20_000
+CANCEL_JOIN_S = 15.0
+
+
+@dataclass
+class _Running:
+    thread: threading.Thread
+    error: BaseException | None = None
+
+
+class Session:
+    def __init__(self, root: Path, workspace: Path | None = None) -> None:
+        self.root = root
+        self.workspace = workspace or root
+        self.store = TaskStore(root)
+        self._running: dict[str, _Running] = {}
+        self._lock = threading.Lock()
+
+    # -- delegate ----------------------------------------------------------------------------
+
+    def delegate(self, request: Request) -> dict[str, Any]:
+        """Decide and lay the task down now (refusals surface here), then run it unwaited."""
+        runner = Runner(self.root, load_config(self.root))
+        try:
+            prepared = runner.prepare(request, self.workspace)
+        except StartFailed as failed:
+            raise CaesarError(
+                f"the task could not start: {failed.reason}",
+                f"see `caesar logs {failed.outcome.record.id}`",
+            ) from None
+        task_id = prepared.task.id
+        running = _Running(threading.Thread(name=f"caesar-task-{task_id}", daemon=True))
+
+        def work() -> None:
+            try:
+                runner.execute(prepared)
+            except BaseException as error:  # recorded, and the task concluded by the sweep
+                running.error = error
+
+        running.thread = threading.Thread(target=work, name=running.thread.name, daemon=True)
+        with self._lock:
+            self._running[task_id] = running
+        running.thread.start()
+        plan = prepared.plan
+        return {
+            "task_id": task_id,
+            "agent": plan.adapter.id,
+            "role": plan.role.name if plan.role else None,
+            "mode": plan.mode.value,
+            "isolation": plan.isolation.value,
+            "workspace": prepared.task.workspace,
+            "network": plan.network,
+            "model": plan.model,
+            "report_tier": prepared.tier,
+            "status": "running",
+            "notes": [f"{f.title}: {f.detail}" for f in prepared.findings],
+        }
+
+    # -- observe -----------------------------------------------------------------------------
+
+    def await_tasks(self, task_ids: Sequence[str], timeout_ms: int) -> dict[str, Any]:
+        """Every task's state once all have ended or the timeout passed, whichever is first."""
+        if not task_ids:
+            raise UsageError("task_ids is empty", "pass the ids caesar_delegate returned")
+        deadline = time.monotonic() + max(0, timeout_ms) / 1000
+        sweep(self.store)
+        while True:
+            records = {task_id: self._record(task_id) for task_id in task_ids}
+            ended = all(r is None or r.status.terminal for r in records.values())
+            if ended or time.monotonic() >= deadline:
+                break
+            time.sleep(min(AWAIT_POLL_S, max(0.0, deadline - time.monotonic())))
+            sweep(self.store)
+        return {"tasks": {task_id: self._awaited(task_id, r) for task_id, r in records.items()}}
+
+    def _awaited(self, task_id: str, record: TaskRecord | None) -> dict[str, Any]:
+        if record is None:
+            return {"task_id": task_id, "status": "unknown", "pending": False}
+        view: dict[str, Any] = {
+            "task_id": task_id,
+            "status": record.status.value,
+            "agent": record.agent,
+            "role": record.role,
+        }
+        if record.status.terminal:
+            report = self._report(record)
+            view["pending"] = False
+            view["report"] = _summary(report, record) if report else None
+        else:
+            view["pending"] = True
+            view["pending_questions"] = self._pending(task_id)
+        return view
+
+    def status(self, task_id: str) -> dict[str, Any]:
+        sweep(self.store)
+        record = self.store.get(check_task_id(task_id))
+        last = read_last_events(self.store.paths(task_id).events, 1)
+        return {
+            "task_id": record.id,
+            "status": record.status.value,
+            "report_status": record.report_status.value if record.report_status else None,
+            "agent": record.agent,
+            "role": record.role,
+            "mode": record.mode.value,
+            "isolation": record.isolation.value,
+            "created_at": _iso(record.created_at),
+            "started_at": _iso(record.started_at),
+            "ended_at": _iso(record.ended_at),
+            "last_event": last[-1].to_json_dict() if last else None,
+            "pending_questions": self._pending(task_id),
+        }
+
+    def logs(self, task_id: str, *, raw: bool, limit: int) -> dict[str, Any]:
+        record = self.store.get(check_task_id(task_id))
+        paths = self.store.paths(record.id)
+        if raw:
+            try:
+                text = paths.raw_log.read_text(errors="replace")
+            except FileNotFoundError:
+                text = ""
+            return {
+                "task_id": record.id,
+                "raw": text[-RAW_TAIL_CHARS:],
+                "truncated": len(text) > RAW_TAIL_CHARS,
+            }
+        events = read_last_events(paths.events, max(1, limit))
+        total = events[-1].seq + 1 if events else 0
+        return {
+            "task_id": record.id,
+            "total_events": total,
+            "events": [event.to_json_dict() for event in events],
+        }
+
+    # -- act ---------------------------------------------------------------------------------
+
+    def cancel(self, task_id: str) -> dict[str, Any]:
+        record, cancelled = control.cancel(self.store, check_task_id(task_id), by="mcp")
+        with self._lock:
+            running = self._running.get(task_id)
+        if running is not None:
+            running.thread.join(CANCEL_JOIN_S)
+        record = self.store.get(task_id)
+        return {"task_id": task_id, "cancelled": cancelled, "status": record.status.value}
+
+    def diff(self, task_id: str) -> dict[str, Any]:
+        record = self.store.get(check_task_id(task_id))
+        diff = worktrees.task_diff(record, with_patch=True)
+        if diff is None:
+            return {"task_id": task_id, "is_empty": True, "files": [], "patch": ""}
+        return {
+            "task_id": task_id,
+            "is_empty": diff.is_empty,
+            "files": [{"path": f.path, "action": f.action.value} for f in diff.files],
+            "patch": diff.patch,
+        }
+
+    def apply(self, task_id: str) -> dict[str, Any]:
+        record = self.store.get(check_task_id(task_id))
+        result = worktrees.apply(self.store, record)
+        return {
+            "task_id": task_id,
+            "applied": result.applied,
+            "files": result.files,
+            "written": result.written,
+            "conflicts": result.conflicts,
+        }
+
+    def answer(self, task_id: str, question_id: str, text: str) -> dict[str, Any]:
+        reply = control.answer(self.store, check_task_id(task_id), question_id, text, by="mcp")
+        return {"task_id": task_id, "question_id": reply.id, "answered": True}
+
+    def agents(self) -> list[dict[str, Any]]:
+        return agent_rows(load_config(self.root))
+
+    def roles(self) -> list[dict[str, Any]]:
+        return role_rows(load_config(self.root))
+
+    # -- shutdown ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """The client went away: stop this session's tasks (nobody is left to await them)."""
+        with self._lock:
+            running = [(tid, r) for tid, r in self._running.items() if r.thread.is_alive()]
+        for task_id, _ in running:
+            try:
+                control.cancel(self.store, task_id, by="mcp server shutdown")
+            except CaesarError:
+                continue
+        for _, item in running:
+            item.thread.join(CANCEL_JOIN_S)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _record(self, task_id: str) -> TaskRecord | None:
+        try:
+            return self.store.get(check_task_id(task_id))
+        except (UnknownTaskError, UsageError):
+            return None
+
+    def _report(self, record: TaskRecord) -> Report | None:
+        try:
+            return read_report(self.store.paths(record.id).report)
+        except (CaesarError, ValueError, OSError):
+            return None
+
+    def _pending(self, task_id: str) -> list[dict[str, Any]]:
+        paths = self.store.paths(task_id)
+        return [
+            {"id": q.id, "question": q.question, "options": q.options}
+            for q in mailbox.pending_questions(paths)
+        ]
+
+
+def _summary(report: Report, record: TaskRecord) -> dict[str, Any]:
+    """What a main agent needs to decide its next step; commands, usage and the patch stay
+    behind ``caesar_logs`` and ``caesar_diff``."""
+    data = report.to_json_dict()
+    return {
+        "status": report.status.value,
+        "summary": report.summary,
+        "changes": data.get("changes", []),
+        "changes_verified_by": (
+            record.changes_verified_by.value if record.changes_verified_by else None
+        ),
+        "findings": data.get("findings", []),
+        "questions": data.get("questions", []),
+        "next_steps": report.next_steps,
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.astimezone(UTC).isoformat() if moment else None
