@@ -27,7 +27,9 @@ def loaded_after(code: str) -> set[str]:
 
 def test_every_core_module_imports_without_the_screen() -> None:
     modules = [
-        info.name for info in pkgutil.walk_packages(caesar_core.__path__, prefix="caesar_core.")
+        info.name
+        for info in pkgutil.walk_packages(caesar_core.__path__, prefix="caesar_core.")
+        if not info.name.endswith(".__main__")  # running the CLI is not importing it
     ]
     assert "caesar_core.protocol.event" in modules
     loaded = loaded_after("\n".join(f"import {name}" for name in ["caesar_core", *modules]))

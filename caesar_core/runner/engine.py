@@ -411,7 +411,9 @@ def _reason(error: Exception) -> str:
 
 def _shown(argv: list[str], prompt: str) -> str:
     """The command line for the ``started`` event, with the brief elided: it can be pages."""
-    return shlex.join(f"<brief: {len(prompt)} chars>" if arg == prompt else arg for arg in argv)
+    return shlex.join(
+        f"<brief: {len(prompt)} chars>" if prompt and prompt in arg else arg for arg in argv
+    )
 
 
 def _finding(severity: Severity, title: str, detail: str) -> Finding:

@@ -27,6 +27,9 @@ TOOL_FILE = "notes.md"
 TOOL_CONTENT = "# Notes\n\nWritten with the agent's file tool.\n"
 CAPTURE_WORKSPACE = "/capture/workspace"
 """Captures are stored with the run's real workspace path replaced by this one."""
+CAPTURE_TASK_DIR = "/capture/task"
+CAPTURE_ROOT = "/capture"
+"""And the task directory, then the temporary directory the repository was made in."""
 
 
 def report(summary: str = "Created two files as asked.") -> dict[str, Any]:
@@ -123,5 +126,7 @@ def capture_lines(run: LiveRun) -> list[str]:
             continue
         for spelling in {workspace, os.path.realpath(workspace)} - {""}:
             text = text.replace(spelling, CAPTURE_WORKSPACE)
+        text = text.replace(str(run.task_dir), CAPTURE_TASK_DIR)
+        text = text.replace(str(run.task_dir.parents[3]), CAPTURE_ROOT)
         lines.append(text)
     return lines
