@@ -74,6 +74,10 @@ class Launch:
     argv: list[str]
     cwd: Path
     env: Mapping[str, str] = field(default_factory=dict)
+    files: Mapping[Path, str] = field(default_factory=dict)
+    """Files the CLI reads its per-task configuration from (an MCP server list), written just
+    before the start and put back as they were after the run, so a file the user owns (a
+    workspace ``opencode.json``) is never left changed."""
 
 
 class Translator(Protocol):

@@ -226,6 +226,10 @@ def _failure_reason(obj: Mapping[str, Any], text: object, subtype: object) -> st
     return f"claude run failed ({subtype or 'error'}{f', API status {status}' if status else ''})"
 
 
+MCP_CONFIG = "mcp.json"
+CHANNEL_SERVER = "caesar"
+
+
 class ClaudeAdapter:
     """Write mode is ``acceptEdits`` plus ``Bash`` allowed: file edits stay confined to the
     workspace and the task directory (``--add-dir``), and commands run without a prompt,
@@ -274,13 +278,26 @@ class ClaudeAdapter:
             argv += ["--model", invocation.model]
         argv += self._channel_args(invocation)
         argv += list(invocation.extra_args)
-        return Launch(argv, Path(task.workspace))
+        files: dict[Path, str] = {}
+        if invocation.channel_command:
+            command, *args = invocation.channel_command
+            servers = {"mcpServers": {CHANNEL_SERVER: {"command": command, "args": args}}}
+            files[invocation.paths.root / MCP_CONFIG] = json.dumps(servers, indent=2) + "\n"
+        return Launch(argv, Path(task.workspace), files=files)
 
     def _channel_args(self, invocation: Invocation) -> list[str]:
-        """Where the task's MCP channel will plug in: ``--mcp-config <taskDir>/mcp.json``
-        (``{"mcpServers": {"caesar": {"command": ..., "args": [...]}}}``) with
-        ``--strict-mcp-config``. Not wired yet: the brief then falls back to the file."""
-        return []
+        """The task's MCP channel: ``--mcp-config`` naming the file ``launch`` lays down,
+        ``--strict-mcp-config`` so the user's own servers stay out of the task, and the
+        channel's tools allowed (``-p`` cannot answer a permission prompt)."""
+        if not invocation.channel_command:
+            return []
+        return [
+            "--mcp-config",
+            str(invocation.paths.root / MCP_CONFIG),
+            "--strict-mcp-config",
+            "--allowedTools",
+            f"mcp__{CHANNEL_SERVER}",
+        ]
 
     def translator(self, invocation: Invocation) -> ClaudeTranslator:
         return ClaudeTranslator(invocation.task.workspace, invocation.task.report_path)

@@ -39,6 +39,7 @@ from caesar_core.protocol.task import Channel, Isolation, Task
 from caesar_core.protocol.taskdir import TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
 from caesar_core.runner.delegation import Plan, Request, decide
+from caesar_core.runner.injected import injected
 from caesar_core.runner.reconcile import reconcile
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
@@ -260,7 +261,10 @@ class Runner:
                     opening.append(
                         Started(agent=adapter.id, command=_shown(launch.argv, prepared.prompt))
                     )
-                with EventWriter(paths.events, task.id, clock=self.clock) as stream:
+                with (
+                    injected(launch.files),
+                    EventWriter(paths.events, task.id, clock=self.clock) as stream,
+                ):
                     ended = run_agent(
                         launch,
                         env=env,
