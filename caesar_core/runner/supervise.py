@@ -97,7 +97,7 @@ def run_agent(
         process = subprocess.Popen(
             launch.argv,
             cwd=launch.cwd,
-            env={**env, **launch.env},
+            env={**env, "PWD": str(launch.cwd), **launch.env},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
