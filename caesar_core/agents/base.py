@@ -35,9 +35,14 @@ class NetworkControl(StrEnum):
 
 
 class McpInjection(StrEnum):
+    """How a task's MCP channel reaches the CLI."""
+
     FLAG = "flag"
-    PROJECT_CONFIG = "project-config"
+    """On the command line (codex ``-c mcp_servers…``, claude ``--mcp-config``)."""
+    ENVIRONMENT = "environment"
+    """In an environment variable (opencode ``OPENCODE_CONFIG_CONTENT``): no file at all."""
     SETTINGS = "settings"
+    """In a settings file laid down for the run and put back after (gemini)."""
     NONE = "none"
 
 

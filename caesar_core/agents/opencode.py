@@ -205,7 +205,7 @@ class OpencodeAdapter:
         json_events=True,
         native_read_only=True,
         network=NetworkControl.OPEN,
-        mcp=McpInjection.PROJECT_CONFIG,
+        mcp=McpInjection.ENVIRONMENT,
         model=True,
     )
 

@@ -446,6 +446,6 @@ def test_capabilities_and_tier(channel: bool, tier: str) -> None:
     assert caps.json_events and caps.native_read_only and caps.model
     assert not caps.output_schema and not caps.final_message_file
     assert caps.network is NetworkControl.OPEN
-    assert caps.mcp is McpInjection.PROJECT_CONFIG
+    assert caps.mcp is McpInjection.ENVIRONMENT
     assert adapter.preferred_tier(channel) == tier
     assert adapter.min_version == "1.18.33"
