@@ -201,3 +201,36 @@ def test_serving_a_directory_that_is_not_a_task_is_refused(tmp_path: Path) -> No
     assert done.returncode == 2
     assert b"not a task directory" in done.stderr
     assert done.stdout == b""
+
+
+def test_an_agent_that_cannot_load_the_channel_reports_by_file(repo: Path) -> None:
+    """``--channel`` for an agent with no way to load MCP servers: no channel in task.json,
+    the brief asks for the report file, and the task still ends with the agent's report."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "caesar_core",
+            "run",
+            "look",
+            "--agent",
+            "demo",
+            "--channel",
+            "--context",
+            '{"script": "quick"}',
+            "--json",
+            "--root",
+            str(repo),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=caesar_env(),
+        check=False,
+        cwd=repo,
+    )
+
+    outcome = json.loads(done.stdout)
+    assert outcome["report_source"] == "file"
+    task = json.loads((Path(outcome["task_dir"]) / "task.json").read_text())
+    assert "channel" not in task
