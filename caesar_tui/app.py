@@ -16,16 +16,19 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.notifications import SeverityLevel
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from caesar_core.errors import CaesarError
 from caesar_core.events.tail import LineTail
 from caesar_core.git import TreeDiff
+from caesar_core.protocol.approvals import ApprovalDecision
 from caesar_core.protocol.documents import read_report
 from caesar_core.protocol.event import Event
 from caesar_core.protocol.report import Report
 from caesar_core.runner import control, worktrees
+from caesar_core.store.approvals import answer_approval
 from caesar_core.store.record import TaskRecord, TaskStatus
 from caesar_core.watch import TaskView
 from caesar_core.watch.monitor import RECENT_EVENTS
@@ -33,6 +36,7 @@ from caesar_tui.clock import Clock, system_clock
 from caesar_tui.messages import (
     AnswerRequested,
     ApplyDone,
+    ApprovalRequested,
     DiffReady,
     HistoryLoaded,
     ProjectUpdated,
@@ -113,7 +117,7 @@ class CaesarApp(App[None]):
                 with TabPane("1 Activity", id="activity"):
                     yield ActivityView(id="activity-view")
                 with TabPane("2 Questions", id="questions"):
-                    yield QuestionsPane(id="questions-pane")
+                    yield QuestionsPane(id="questions-pane", clock=self.clock)
                 with TabPane("3 Diff", id="diff"):
                     yield DiffView(id="diff-view")
                 with TabPane("4 Report", id="report"):
@@ -191,8 +195,15 @@ class CaesarApp(App[None]):
             if new_questions:
                 self.notify(f"{short} asks: {view.pending[0].question}", title="Question")
                 self._bell()
+            seen = {a.id for a in old.approvals} if old else set()
+            held = {a.id for a in view.approvals} - seen
+            if held:
+                self.notify(f"{short} {view.asking}", title="Approval (a, then y/n)")
+                self._bell()
             if view.record.status.terminal and (old is None or not old.record.status.terminal):
-                severity = "information" if view.record.status is TaskStatus.SUCCEEDED else "error"
+                severity: SeverityLevel = (
+                    "information" if view.record.status is TaskStatus.SUCCEEDED else "error"
+                )
                 self.notify(
                     f"{short} {view.record.status.value}: {view.activity.headline}",
                     title="Task ended",
@@ -211,6 +222,7 @@ class CaesarApp(App[None]):
         now = self.clock()
         self._main(TaskTree).refresh_labels(now)
         self._main(ActivityView).tick(now)
+        self._main(QuestionsPane).tick(now)
 
     def _status(self) -> None:
         self._main(StatusBar).show(self.views.values(), self.source.root.name, self.filter_text)
@@ -317,13 +329,14 @@ class CaesarApp(App[None]):
 
     def action_focus_detail(self) -> None:
         pane = self._main(TabbedContent).active
-        widget = {
+        panes: dict[str, type[Widget]] = {
             "activity": ActivityView,
             "questions": QuestionsPane,
             "diff": DiffView,
             "report": ReportView,
             "log": LogView,
-        }.get(pane)
+        }
+        widget = panes.get(pane)
         if widget is QuestionsPane:
             self._main(QuestionsPane).focus_first_question()
         elif widget is not None:
@@ -345,8 +358,9 @@ class CaesarApp(App[None]):
 
     def action_answer(self) -> None:
         task_id = self._main(TaskTree).selected_id
-        if task_id is None or not self.views[task_id].pending:
-            self.notify("the selected task has no pending question")
+        view = self.views.get(task_id) if task_id is not None else None
+        if view is None or not (view.pending or view.approvals):
+            self.notify("the selected task has no pending question or approval")
             return
         self.action_tab("questions")
         self._main(QuestionsPane).focus_first_question()
@@ -367,6 +381,22 @@ class CaesarApp(App[None]):
         except CaesarError as error:
             self.call_from_thread(self.notify, str(error), title="Answer", severity="error")
             self.call_from_thread(self._main(QuestionsPane).reopen, question_id)
+
+    @on(ApprovalRequested)
+    def _decide(self, message: ApprovalRequested) -> None:
+        self.write_decision(message.task_id, message.approval_id, message.decision)
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def write_decision(self, task_id: str, approval_id: str, decision: ApprovalDecision) -> None:
+        """Like ``caesar approve``: the first answer wins (a person, or the bridge's timeout)."""
+        try:
+            task_dir = self.source.monitor.store.paths(task_id).root
+            answer_approval(task_dir, approval_id, decision, by="watch")
+            done = "allowed" if decision == "allow" else "denied"
+            self.call_from_thread(self.notify, done, title=approval_id)
+        except CaesarError as error:
+            self.call_from_thread(self.notify, str(error), title="Approval", severity="error")
+            self.call_from_thread(self._main(QuestionsPane).reopen_approval, approval_id)
 
     def _selected_record(self) -> TaskRecord | None:
         task_id = self._main(TaskTree).selected_id
@@ -482,8 +512,10 @@ class CaesarApp(App[None]):
             ("↑ ↓  j k", "move between tasks"),
             ("enter", "focus the detail pane"),
             ("1-5", "Activity, Questions, Diff, Report, Log"),
-            ("n", "next task that needs input"),
-            ("a", "answer the first pending question (1-9 pick an option)"),
+            ("n", "next task waiting for you (a question or an approval)"),
+            ("a", "answer: focus the first approval, else the first question"),
+            ("1-9", "in a question: pick that option"),
+            ("y / n", "on an approval: allow / deny the held tool call"),
             ("A", "apply the task's diff to your tree (selected files)"),
             ("x", "cancel the task"),
             ("d", "discard the task's worktree"),

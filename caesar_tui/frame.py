@@ -1,7 +1,7 @@
 """``caesar watch --once``: one plain-text frame of the project, for pipes and scripts.
 
 Built from the same monitor as the app, with no Textual: the tree with each task's state and
-headline, then the pending questions.
+headline, then the tool calls waiting for approval and the pending questions.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from caesar_core.store import build_tree, walk_tree
 from caesar_core.watch import ProjectMonitor
-from caesar_tui.widgets.glyphs import STATUS_GLYPH, age
+from caesar_tui.widgets.glyphs import STATUS_GLYPH, age, countdown
 
 
 def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
@@ -35,12 +35,17 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
     for level, record in walk_tree(build_tree(v.record for v in views.values())):
         view = views[record.id]
         mark = "?" if view.needs_input else STATUS_GLYPH[record.status]
-        headline = f"? {view.pending[0].question}" if view.needs_input else view.activity.headline
+        headline = view.asking if view.needs_input else view.activity.headline
         stalled = " (stalled)" if view.activity.stalled else ""
         lines.append(
             f"{'  ' * level}{mark} {record.id}  {record.role or record.agent:<10} "
             f"{age((now - record.created_at).total_seconds()):>4}  {headline}{stalled}"
         )
+    for view in views.values():
+        for held in view.approvals if view.needs_input else ():
+            summary = " ".join(f"{held.tool} {held.summary}".split())
+            reason = f" ({held.reason})" if held.reason else ""
+            lines.append(f"approval {view.id} {held.id}: {summary}{reason}, {countdown(held, now)}")
     for view in views.values():
         for question in view.pending:
             options = f" [{' / '.join(question.options)}]" if question.options else ""

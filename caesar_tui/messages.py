@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from caesar_core.git import ApplyResult, TreeDiff
+from caesar_core.protocol.approvals import ApprovalDecision
 from caesar_core.protocol.event import Event
 from caesar_core.watch import TaskView
 
@@ -67,3 +68,12 @@ class ApplyDone(Message):
     task_id: str
     result: ApplyResult | None
     error: str | None = None
+
+
+@dataclass
+class ApprovalRequested(Message):
+    """A person allowed or denied a tool call the bridge holds (``y``/``n`` on its card)."""
+
+    task_id: str
+    approval_id: str
+    decision: ApprovalDecision

@@ -3,13 +3,14 @@ same content on every machine, and no process or git behind it (the diff is cann
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from caesar_core.events import EventWriter
-from caesar_core.fs import atomic_write, dump_json
+from caesar_core.fs import atomic_write, create_exclusive, dump_json
 from caesar_core.git import FileChange, TreeDiff
 from caesar_core.protocol import (
     REPORT_V1,
@@ -339,8 +340,32 @@ def build_scene(root: Path) -> Path:
     return root
 
 
-def scene_app(root: Path) -> CaesarApp:
+APPROVAL = "ap_5e6f7a8b0001"
+
+
+def hold_approval(root: Path) -> None:
+    """A tool call of the helper held by the bridge for a person (asked 30 s before NOW, with
+    the default 120 s timeout), written as the bridge writes it. Only the approvals snapshot
+    adds it: the other baselines show the scene without it."""
+    directory = TaskStore(root).paths(HELPER).root / "approvals"
+    directory.mkdir()
+    body = {
+        "id": APPROVAL,
+        "admission_id": "adm_" + "5e6f7a8b" * 4,
+        "tool": "Bash",
+        "summary": "git push --force origin main",
+        "reason": "rule: force pushes need a person",
+        "asked_at": _at(30).isoformat(),
+        "timeout_s": 120,
+    }
+    create_exclusive(directory / f"{APPROVAL}.json", json.dumps(body).encode())
+
+
+def scene_app(root: Path, *, with_approval: bool = False) -> CaesarApp:
     """The app over the scene: fixed clock, canned diff, no bell, UTC times on screen."""
     os.environ["TZ"] = "UTC"
     time.tzset()
-    return make_app(build_scene(root), clock=fixed_clock(NOW), diff_provider=canned_diff)
+    build_scene(root)
+    if with_approval:
+        hold_approval(root)
+    return make_app(root, clock=fixed_clock(NOW), diff_provider=canned_diff)

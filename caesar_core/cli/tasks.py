@@ -260,6 +260,7 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     """List tasks as a delegation tree: active ones, then the 10 most recent that ended."""
     from caesar_core.runner.sweep import sweep
     from caesar_core.store import TaskStatus, TaskStore, build_tree, pending_questions, walk_tree
+    from caesar_core.store.approvals import pending_approvals
 
     store = TaskStore(root)
     sweep(store)
@@ -280,12 +281,17 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     questions = {
         r.id: pending_questions(store.paths(r.id)) for r in records if not r.status.terminal
     }
+    # Tool calls the bridge holds for a person: waiting, like a question (`caesar approve`).
+    held = {
+        r.id: pending_approvals(store.paths(r.id).root) for r in records if not r.status.terminal
+    }
     if as_json:
         emit_json(
             [
                 {
                     **r.to_json_dict(),
                     "pending_questions": [q.to_json_dict() for q in questions.get(r.id, [])],
+                    "pending_approvals": [a.to_json_dict() for a in held.get(r.id, [])],
                 }
                 for r in records
             ]
@@ -299,7 +305,7 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     now = datetime.now(UTC)
     rows = []
     for level, record in walk_tree(build_tree(records)):
-        waiting = questions.get(record.id)
+        waiting = questions.get(record.id) or held.get(record.id)
         rows.append(
             [
                 "  " * level + record.id,

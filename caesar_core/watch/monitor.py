@@ -2,10 +2,10 @@
 
 ``caesar watch`` (and any other observer) hands the monitor the paths a watcher reported; the
 monitor maps each to the task it belongs to and re-reads only that: the record (a small JSON
-file), the events log (by byte offset, through the tail), or the mailbox. Nothing here polls
-and nothing re-reads a log whole, so a thousand tasks with hundreds of thousands of events
-stay cheap to follow. No Textual here: the TUI, the text frame of ``--once`` and the benchmark
-all use the same state.
+file), the events log (by byte offset, through the tail), the mailbox, or the approvals.
+Nothing here polls and nothing re-reads a log whole, so a thousand tasks with hundreds of
+thousands of events stay cheap to follow. No Textual here: the TUI, the text frame of
+``--once`` and the benchmark all use the same state.
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ from caesar_core.errors import CaesarError
 from caesar_core.events.activity import Activity
 from caesar_core.events.fold import ActivityFold
 from caesar_core.events.tail import EventTail, read_last_events
+from caesar_core.protocol.approvals import Approval, ApprovalAnswer
 from caesar_core.protocol.event import Event
 from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
 from caesar_core.store import mailbox
+from caesar_core.store.approvals import APPROVALS_DIR
+from caesar_core.store.approvals import approvals as read_approvals
 from caesar_core.store.ids import TASK_ID_PATTERN
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
@@ -39,6 +42,10 @@ class TaskView:
     pending: tuple[MailboxQuestion, ...]
     answered: tuple[tuple[MailboxQuestion, MailboxAnswer], ...]
     bad_lines: int
+    approvals: tuple[Approval, ...] = ()
+    """Tool calls held by the bridge until someone allows or denies them, oldest first."""
+    decided: tuple[tuple[Approval, ApprovalAnswer], ...] = ()
+    """Approvals already answered (by a person or by the timeout)."""
 
     @property
     def id(self) -> str:
@@ -46,7 +53,22 @@ class TaskView:
 
     @property
     def needs_input(self) -> bool:
-        return bool(self.pending) and not self.record.status.terminal
+        """Someone must act: a question to answer or a tool call to allow or deny."""
+        return bool(self.pending or self.approvals) and not self.record.status.terminal
+
+    @property
+    def asking(self) -> str:
+        """What the task waits on, in one line; "" when nothing.
+
+        An approval comes first: it holds a tool call, and it times out.
+        """
+        if self.approvals:
+            held = self.approvals[0]
+            summary = f": {held.summary}" if held.summary.strip() else ""
+            return " ".join(f"approve {held.tool}{summary}".split())
+        if self.pending:
+            return f"? {self.pending[0].question}"
+        return ""
 
 
 @dataclass
@@ -58,6 +80,7 @@ class _Task:
     """Events read since the last ``take_fresh``: what an observer has not seen yet."""
     was_reset: bool = False
     questions: list[tuple[MailboxQuestion, MailboxAnswer | None]] = field(default_factory=list)
+    held: list[tuple[Approval, ApprovalAnswer | None]] = field(default_factory=list)
 
 
 class ProjectMonitor:
@@ -82,6 +105,7 @@ class ProjectMonitor:
             self._record(record)
             self._events(record.id)
             self._mailbox(record.id)
+            self._approvals(record.id)
             self._tasks[record.id].fresh = []  # history is read on demand, not kept
             changed.add(record.id)
         return changed
@@ -106,11 +130,13 @@ class ProjectMonitor:
                 except CaesarError:
                     continue
                 if new:
-                    what |= {"events", "mailbox"}
+                    what |= {"events", "mailbox", "approvals"}
             if "events" in what:
                 self._events(task_id)
             if "mailbox" in what:
                 self._mailbox(task_id)
+            if "approvals" in what:
+                self._approvals(task_id)
             changed.add(task_id)
         return changed
 
@@ -130,6 +156,8 @@ class ProjectMonitor:
                 return parts[1], "events"
             if name in ("questions", "answers"):
                 return parts[1], "mailbox"
+            if name == APPROVALS_DIR:
+                return parts[1], "approvals"
             if name == "report.json":
                 return parts[1], "record"
             if name == "raw.log":
@@ -164,6 +192,11 @@ class ProjectMonitor:
         if task is not None:
             task.questions = mailbox.questions(self.store.paths(task_id))
 
+    def _approvals(self, task_id: str) -> None:
+        task = self._tasks.get(task_id)
+        if task is not None:
+            task.held = read_approvals(self.store.paths(task_id).root)
+
     # -- views -----------------------------------------------------------------------------
 
     def ids(self) -> list[str]:
@@ -182,6 +215,8 @@ class ProjectMonitor:
             pending=pending,
             answered=answered,
             bad_lines=task.tail.bad_total,
+            approvals=tuple(a for a, answer in task.held if answer is None),
+            decided=tuple((a, answer) for a, answer in task.held if answer is not None),
         )
 
     def take_fresh(self, task_id: str) -> tuple[list[Event], bool]:

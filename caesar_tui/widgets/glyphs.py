@@ -1,7 +1,11 @@
-"""Status marks shared by the tree, the header and the text frame."""
+"""Status marks and clock texts shared by the tree, the panes and the text frame (no Textual:
+``caesar watch --once`` uses them too)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from caesar_core.protocol.approvals import Approval
 from caesar_core.store.record import TaskStatus
 
 STATUS_GLYPH = {
@@ -31,3 +35,25 @@ def age(seconds: float) -> str:
         if whole >= size:
             return f"{whole // size}{unit}"
     return f"{whole}s"
+
+
+def remaining(approval: Approval, now: datetime) -> float | None:
+    """Seconds until the bridge stops waiting (negative once past); None: it never does."""
+    if approval.timeout_s is None:
+        return None
+    deadline = approval.asked_at + timedelta(seconds=approval.timeout_s)
+    return (deadline - now).total_seconds()
+
+
+def countdown(approval: Approval, now: datetime) -> str:
+    left = remaining(approval, now)
+    if left is None:
+        return "no timeout: the tool call waits for you"
+    if left <= 0:
+        return "timed out: the bridge applies its default"
+    whole = int(left + 0.999)  # 0.4 s left still reads "1s", never "0s" while it waits
+    hours, rest = divmod(whole, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"times out in {hours}h {minutes:02d}m"
+    return f"times out in {minutes}m {seconds:02d}s" if minutes else f"times out in {seconds}s"

@@ -1,7 +1,9 @@
-"""The questions a task is waiting on, each with a form to answer it from the keyboard."""
+"""What a task is waiting on: tool calls to allow or deny, then questions, each answerable
+from the keyboard."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import ClassVar
 
 from textual import on
@@ -14,7 +16,9 @@ from textual.widgets import Button, Input, Static
 
 from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
 from caesar_core.watch import TaskView
+from caesar_tui.clock import Clock, system_clock
 from caesar_tui.messages import AnswerRequested
+from caesar_tui.widgets.approvals import ApprovalList, decided_lines
 
 PICK_KEYS = "123456789"
 """One key per option; a question with more options is answered by typing the option."""
@@ -161,13 +165,15 @@ class QuestionForm(Vertical):
 
 
 class QuestionsPane(VerticalScroll):
-    """A task's pending questions, each with its answer form, then the answered ones.
+    """A task's held tool calls (approvals), its pending questions, each with its answer
+    form, then what was answered.
 
     ``show`` is called on every refresh of the task, so it updates in place: a form is keyed
     by its question id and kept while the question stays pending, which keeps whatever the
     person is typing into it; a question answered elsewhere (the CLI, another watcher) loses
     its form at once. Answering only posts :class:`AnswerRequested`: the app writes the
-    answer through caesar_core, like ``caesar answer``.
+    answer through caesar_core, like ``caesar answer``. Approvals work the same way (see
+    :mod:`caesar_tui.widgets.approvals`) and come first: they hold a tool call, and time out.
     """
 
     DEFAULT_CSS = """
@@ -175,7 +181,7 @@ class QuestionsPane(VerticalScroll):
         height: 1fr;
         #pending { height: auto; }
         .ended { color: $text-warning; margin-bottom: 1; }
-        .empty, .answered { color: $text-muted; }
+        .empty, .answered, .decided { color: $text-muted; }
     }
     """
 
@@ -189,10 +195,20 @@ class QuestionsPane(VerticalScroll):
         The app puts the focus back where it wants it (the task list, usually).
         """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, id: str | None = None, classes: str | None = None, clock: Clock = system_clock
+    ) -> None:
+        """Args:
+        id: The widget id.
+        classes: CSS classes.
+        clock: The app's clock: approvals count down to their timeout with it.
+        """
         super().__init__(id=id, classes=classes)
         self.task_id: str | None = None
+        self.clock = clock
         self._forms: dict[str, QuestionForm] = {}
+        self.approvals = ApprovalList(id="approvals")
+        self._decided = Static("", classes="decided")
         self._pending = Vertical(id="pending")
         self._ended = Static("", classes="ended")
         self._answered = Static("", classes="answered")
@@ -201,21 +217,28 @@ class QuestionsPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield self._empty
         yield self._ended
+        yield self.approvals
         yield self._pending
         yield self._answered
+        yield self._decided
 
     def on_mount(self) -> None:
         self._ended.display = False
         self._answered.display = False
+        self._decided.display = False
+        self.approvals.display = False
 
     def show(self, view: TaskView) -> None:
         """Bring the pane to ``view``: add forms for new questions, drop answered ones."""
         lost_focus = False
         if view.id != self.task_id:
             lost_focus = self._drop(list(self._forms))
+            lost_focus |= self.approvals.drop(list(self.approvals.cards))
             self.task_id = view.id
-        # A task that ended reads no answer any more: its questions get no form.
+        # A task that ended reads no answer any more: its questions get no form, and no
+        # bridge of it still waits for a decision.
         ended = view.record.status.terminal
+        lost_focus |= self.approvals.show(view.id, () if ended else view.approvals, self.clock())
         live = () if ended else view.pending
         wanted = {question.id for question in live}
         lost_focus |= self._drop([qid for qid in self._forms if qid not in wanted])
@@ -240,18 +263,29 @@ class QuestionsPane(VerticalScroll):
         self._ended.display = bool(unread)
         self._answered.update(_answered(view.answered))
         self._answered.display = bool(view.answered)
-        self._empty.display = not (view.pending or view.answered)
+        self._decided.update(Content("\n").join(decided_lines(view.decided)))
+        self._decided.display = bool(view.decided)
+        self._empty.display = not (view.pending or view.answered or view.approvals or view.decided)
 
     def clear(self) -> None:
         """No task selected."""
-        if self._drop(list(self._forms)):
+        lost = self._drop(list(self._forms))
+        if self.approvals.drop(list(self.approvals.cards)) or lost:
             self.action_leave()
+        self.approvals.display = False
         self.task_id = None
-        self._ended.display = self._answered.display = False
+        self._ended.display = self._answered.display = self._decided.display = False
         self._empty.display = True
 
+    def tick(self, now: datetime) -> None:
+        """Approvals count down to their timeout (no I/O)."""
+        self.approvals.tick(now)
+
     def focus_first_question(self) -> bool:
-        """Focus the first pending question's answer box; False when there is none."""
+        """Focus the first held tool call, else the first pending question's answer box;
+        False when there is neither."""
+        if self.approvals.focus_first():
+            return True
         form = next(iter(self._forms.values()), None)
         if form is None:
             return False
@@ -263,6 +297,10 @@ class QuestionsPane(VerticalScroll):
         form = self._forms.get(question_id)
         if form is not None:
             form.reopen()
+
+    def reopen_approval(self, approval_id: str) -> None:
+        """Let a card decide again: the app could not write the decision it posted."""
+        self.approvals.reopen(approval_id)
 
     def action_leave(self) -> None:
         self.screen.set_focus(None)

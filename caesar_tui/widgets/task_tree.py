@@ -159,7 +159,7 @@ class TaskTree(Tree[str]):
         status = record.status
         shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
         who = record.role or record.agent
-        headline = f"? {view.pending[0].question}" if view.needs_input else activity.headline
+        headline = view.asking if view.needs_input else activity.headline
         headline = " ".join(headline.split())
         if len(headline) > HEADLINE_WIDTH:
             headline = headline[: HEADLINE_WIDTH - 1] + "…"
