@@ -9,7 +9,9 @@ from typing import Any
 import click
 
 from caesar_core import __version__
+from caesar_core.cli.approve import approve
 from caesar_core.cli.demo import demo
+from caesar_core.cli.hooks import hooks
 from caesar_core.cli.mcp import channel, mcp
 from caesar_core.cli.protocol import protocol
 from caesar_core.cli.review import apply, diff, discard, gc
@@ -62,6 +64,8 @@ cli.add_command(demo)
 cli.add_command(protocol)
 cli.add_command(mcp)
 cli.add_command(channel)
+cli.add_command(approve)
+cli.add_command(hooks)
 
 
 def _plugins() -> list[EntryPoint]:

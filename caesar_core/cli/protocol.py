@@ -24,7 +24,7 @@ def protocol() -> None:
     "every property required, optional ones nullable.",
 )
 def schema(document: str | None, strict: bool) -> None:
-    """Print the JSON Schema of DOCUMENT (task, report, event), or list the documents."""
+    """Print the JSON Schema of DOCUMENT (task, report, event, lifecycle), or list them."""
     from caesar_core.protocol.schema import DOCUMENTS, json_schema, strict_schema
 
     if document is None:

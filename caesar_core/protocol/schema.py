@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from caesar_core.protocol.event import EVENT_ADAPTER
+from caesar_core.protocol.lifecycle import LIFECYCLE_ADAPTER
 from caesar_core.protocol.report import REPORT_ADAPTER
 from caesar_core.protocol.task import TASK_ADAPTER
 
@@ -19,6 +20,10 @@ DOCUMENTS: dict[str, tuple[TypeAdapter[Any], str]] = {
     "task": (TASK_ADAPTER, "caesar.task/v1: task.json, written by the orchestrator"),
     "report": (REPORT_ADAPTER, "caesar.report/v1: report.json, written by the agent"),
     "event": (EVENT_ADAPTER, "caesar.event/v1: one line of events.jsonl"),
+    "lifecycle": (
+        LIFECYCLE_ADAPTER,
+        "caesar.lifecycle/v1: a `caesar bridge` request (by op) or its response",
+    ),
 }
 """Publishable documents by name; ``caesar protocol schema`` lists these."""
 

@@ -23,7 +23,12 @@ def caesar(*args: str) -> subprocess.CompletedProcess[str]:
 def test_schema_lists_the_documents() -> None:
     result = caesar("protocol", "schema")
     assert result.returncode == 0
-    assert [line.split()[0] for line in result.stdout.splitlines()] == ["task", "report", "event"]
+    assert [line.split()[0] for line in result.stdout.splitlines()] == [
+        "task",
+        "report",
+        "event",
+        "lifecycle",
+    ]
 
 
 @pytest.mark.parametrize("document", ["task", "report", "event"])

@@ -1,0 +1,170 @@
+"""``caesar hooks install CLIENT``: register ``caesar hook CLIENT`` in the client's hook settings.
+
+Every client nests hooks the same way (event -> matcher group -> handlers) in a JSON file of the
+project. Ours are the handlers whose command runs ``caesar hook``; they are replaced (wherever
+they are), every other handler, group, event and key is kept as it was. A file we cannot read
+is refused and left untouched: it may hold a user's only copy of their other hooks.
+
+Files (all in the project, so they travel with it and are reviewed like code):
+
+* claude-code: ``.claude/settings.json``. VS Code agent hooks read this file too; their payloads
+  reach ``caesar hook claude-code``, which hands them to the VS Code adapter.
+* codex: ``.codex/hooks.json`` (loaded once the project's ``.codex/`` layer is trusted, and each
+  new hook once reviewed in ``/hooks``).
+* gemini: ``.gemini/settings.json`` (``timeout`` in milliseconds there: long enough for a person
+  to answer an approval).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from caesar_core.errors import CaesarError, ExitCode
+from caesar_core.mcp.install import ConfigUnreadableError, Installation, server_command
+
+CLIENTS = ("claude-code", "codex", "gemini")
+APPROVAL_WAIT_S = 600
+"""How long a pre-tool hook may run: an approval waits up to ``[bridge] approval_timeout``
+(120 s by default), and a client that kills the hook first lets the call run."""
+ADAPTERS = ("claude-code", "codex", "gemini", "vscode")
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str
+    events: tuple[str, ...]
+    handler_extra: tuple[tuple[str, Any], ...] = ()
+    timeouts: tuple[tuple[str, int], ...] = ()
+
+
+TARGETS = {
+    "claude-code": Target(
+        ".claude/settings.json",
+        (
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Stop",
+            "StopFailure",
+            "SessionEnd",
+            "Notification",
+        ),
+        # Claude's default, written out because VS Code reads this file with a 30 s default:
+        # a hook killed while an approval waits is non-blocking, i.e. the call would run.
+        timeouts=(("PreToolUse", APPROVAL_WAIT_S),),
+    ),
+    "codex": Target(
+        ".codex/hooks.json",
+        ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"),
+        timeouts=(("PreToolUse", APPROVAL_WAIT_S),),
+    ),
+    "gemini": Target(
+        ".gemini/settings.json",
+        ("BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "AfterModel", "SessionEnd"),
+        handler_extra=(("name", "caesar"),),
+        # Gemini's default is 60 s; an approval may wait up to [bridge] approval_timeout.
+        timeouts=(("BeforeTool", APPROVAL_WAIT_S * 1000),),
+    ),
+}
+
+
+def hook_command(client: str) -> str:
+    """The shell command a client runs: an absolute ``caesar``, since clients have their own
+    PATH (the same executable ``caesar mcp install`` registers)."""
+    command, args = server_command(Path.cwd())
+    prefix = [command, *args[: args.index("mcp")]] if "mcp" in args else [command]
+    return shlex.join([*prefix, "hook", client])
+
+
+def is_caesar_hook(command: object) -> bool:
+    """A handler command that runs ``caesar hook <adapter>`` (any path, any python -m form)."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    for index, word in enumerate(words[:-1]):
+        if word == "hook" and words[index + 1] in ADAPTERS and index > 0:
+            before = words[index - 1]
+            if Path(before).name == "caesar" or before in ("caesar_core", "caesar_core.cli"):
+                return True
+    return False
+
+
+def plan(client: str, root: Path) -> Installation:
+    """What installing for ``client`` would write; nothing is written here."""
+    if client not in TARGETS:
+        raise CaesarError(
+            f"unknown client {client!r}",
+            f"use one of: {', '.join(CLIENTS)}",
+            exit_code=ExitCode.USAGE,
+        )
+    target = TARGETS[client]
+    path = root / target.path
+    before = path.read_text() if path.exists() else None
+    try:
+        after = merge(before, target, hook_command(client))
+    except (ValueError, TypeError) as error:
+        raise HooksUnreadableError(path, str(error)) from None
+    return Installation(client, path, before, after)
+
+
+class HooksUnreadableError(ConfigUnreadableError):
+    def __init__(self, path: Path, detail: str) -> None:
+        CaesarError.__init__(
+            self,
+            f"{path} exists but cannot be read as its client's settings: {detail}",
+            "fix the file (or move it aside), then run `caesar hooks install` again; "
+            "nothing was written",
+        )
+
+
+def merge(text: str | None, target: Target, command: str) -> str:
+    data = _json_object(text)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError("'hooks' is not an object")
+    for event, groups in list(hooks.items()):
+        hooks[event] = _without_ours(event, groups)
+        if not hooks[event] and event in target.events:
+            del hooks[event]  # re-added below, at the end, with ours
+    timeouts = dict(target.timeouts)
+    for event in target.events:
+        handler: dict[str, Any] = {"type": "command", "command": command}
+        handler.update(target.handler_extra)
+        if event in timeouts:
+            handler["timeout"] = timeouts[event]
+        hooks.setdefault(event, []).append({"matcher": "*", "hooks": [handler]})
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _without_ours(event: str, groups: object) -> list[Any]:
+    if not isinstance(groups, list):
+        raise ValueError(f"hooks.{event} is not a list")
+    kept: list[Any] = []
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list):
+            kept.append(group)  # not a shape we know: not ours to judge
+            continue
+        others = [
+            h for h in handlers if not (isinstance(h, dict) and is_caesar_hook(h.get("command")))
+        ]
+        if others or not handlers:
+            kept.append({**group, "hooks": others} if len(others) != len(handlers) else group)
+    return kept
+
+
+def _json_object(text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("the top level is not a JSON object")
+    return data

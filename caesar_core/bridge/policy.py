@@ -1,0 +1,200 @@
+"""Which decision a tool call gets: the built-in rules, then ``[[bridge.rule]]``, then allow.
+
+Order, first answer wins:
+
+1. The admission's own state: a quarantined admission denies every call ("quarantined"), a
+   halted one too ("halted"), one blocked at begin too ("blocked at begin").
+2. Built-in rules from the task (``CAESAR_TASK_DIR``'s ``task.json``, read at begin):
+   ``mode: "read-only"`` denies the clients' file-writing tools (:data:`WRITE_TOOLS`);
+   ``network: false`` denies their network tools (:data:`NETWORK_TOOLS`). Shell commands are
+   NOT classified: ``Bash``/``run_shell_command`` are not guessed to write or to reach the
+   network (a guess would be wrong both ways); write a ``[[bridge.rule]]`` with a ``match``
+   glob for the commands you mean.
+3. ``[[bridge.rule]]`` entries of the layered configuration, in file order, first match wins:
+   ``tool`` is a case-sensitive glob on the client's tool name, ``match`` (optional) a glob on
+   the REDACTED summary (command, path or URL, see :func:`caesar_core.bridge.scan.summary`).
+4. Otherwise allow.
+
+What the rules need is resolved once, at begin (:func:`settings`, :func:`task_constraints`),
+and stored in the admission as plain data: pre-tool must not import pydantic (~85 ms) to read
+the configuration again on every call. A configuration changed mid-turn applies from the next
+begin.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+WRITE_TOOLS: frozenset[str] = frozenset(
+    {
+        # Claude Code
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        # Codex
+        "apply_patch",
+        # Gemini CLI
+        "write_file",
+        "replace",
+        # VS Code / Copilot agent
+        "editFiles",
+        "createFile",
+        "create_file",
+        "createDirectory",
+        "create_directory",
+        "replace_string_in_file",
+        "multi_replace_string_in_file",
+        "insert_edit_into_file",
+        "editNotebook",
+        "edit_notebook_file",
+        # Copilot CLI
+        "create",
+        "edit",
+    }
+)
+"""Tools that write files, by their client's own name; denied in a read-only task."""
+
+NETWORK_TOOLS: frozenset[str] = frozenset(
+    {
+        # Claude Code
+        "WebFetch",
+        "WebSearch",
+        # Codex
+        "web_search",
+        # Gemini CLI
+        "web_fetch",
+        "google_web_search",
+        # VS Code / Copilot
+        "fetch",
+        "fetch_webpage",
+        "fetchWebPage",
+        "vscode_fetchWebPage",
+        "githubRepo",
+    }
+)
+"""Tools that reach the network, by their client's own name; denied when ``network: false``."""
+
+ENV_TASK_DIR = "CAESAR_TASK_DIR"
+
+
+class PolicyError(Exception):
+    """The policy cannot be resolved (a broken configuration): begin answers ``error``."""
+
+
+class Ruling:
+    """A decision, why, and what gave it: ``state``, ``builtin``, ``rule N`` (1-based, in
+    merged file order) or ``default``. (A plain class: dataclasses costs ~7 ms to import.)"""
+
+    __slots__ = ("decision", "reason", "source")
+
+    def __init__(self, decision: str, reason: str, source: str) -> None:
+        self.decision = decision
+        self.reason = reason
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Ruling({self.decision!r}, {self.reason!r}, {self.source!r})"
+
+
+def decide(admission: Mapping[str, Any], tool: str, summary: str) -> Ruling:
+    """The decision for one call of ``tool`` whose redacted summary is ``summary``."""
+    refusal = stopped(admission)
+    if refusal is not None:
+        return refusal
+    task = admission.get("task") or {}
+    if task.get("read_only") and tool in WRITE_TOOLS:
+        return Ruling("deny", f"read-only task: {tool} writes files", "builtin")
+    if task.get("network") is False and tool in NETWORK_TOOLS:
+        return Ruling(
+            "deny", f"network is off for this task: {tool} reaches the network", "builtin"
+        )
+    rule = first_match(admission.get("rules") or [], tool, summary)
+    if rule is not None:
+        index, found = rule
+        decision = str(found["decision"])
+        reason = str(found.get("reason") or "") or f"[[bridge.rule]] #{index} ({found['tool']})"
+        return Ruling(decision, reason, f"rule {index}")
+    return Ruling("allow", "", "default")
+
+
+def first_match(
+    rules: Sequence[Mapping[str, Any]], tool: str, summary: str
+) -> tuple[int, Mapping[str, Any]] | None:
+    """Same semantics as ``config.model.Bridge.first_match``, without pydantic."""
+    for index, rule in enumerate(rules, start=1):
+        if not fnmatch.fnmatchcase(tool, str(rule.get("tool", ""))):
+            continue
+        pattern = rule.get("match")
+        if pattern is None or fnmatch.fnmatchcase(summary, str(pattern)):
+            return index, rule
+    return None
+
+
+def stopped(admission: Mapping[str, Any]) -> Ruling | None:
+    """The denial every call of a quarantined, halted or blocked admission gets, if any."""
+    if admission.get("quarantined"):
+        return Ruling("deny", f"quarantined: {admission.get('quarantine_reason') or ''}", "state")
+    if admission.get("halted"):
+        return Ruling("deny", "halted", "state")
+    if admission.get("begin_decision") == "block":
+        return Ruling("deny", "blocked at begin", "state")
+    return None
+
+
+# -- resolved once, at begin --------------------------------------------------------------------
+
+
+def settings(project: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """The layered configuration's bridge settings, resolved once (pydantic is loaded here)."""
+    from pathlib import Path
+
+    from caesar_core.config import ConfigError, load_config
+
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    home = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(env.get("HOME", "~")) / ".config"
+    try:
+        bridge = load_config(Path(project), config_home=home.expanduser()).config.bridge
+    except ConfigError as problem:
+        raise PolicyError(f"configuration refused: {problem}") from None
+    return {
+        "rules": [
+            {
+                "tool": rule.tool,
+                "match": rule.match,
+                "decision": rule.decision,
+                "reason": rule.reason,
+            }
+            for rule in bridge.rules
+        ],
+        "approval_timeout_s": bridge.approval_timeout.seconds,
+        "on_approval_timeout": bridge.on_approval_timeout,
+    }
+
+
+def task_constraints(env: Mapping[str, str]) -> tuple[dict[str, Any] | None, list[str]]:
+    """The task constraints from ``CAESAR_TASK_DIR``'s task.json (plain json: two fields)."""
+    folder = env.get(ENV_TASK_DIR, "")
+    if not folder:
+        return None, []
+    task_dir = os.path.realpath(folder)
+    try:
+        with open(os.path.join(task_dir, "task.json"), "rb") as file:
+            data = json.loads(file.read())
+    except (OSError, ValueError) as problem:
+        warning = f"task.json unreadable ({type(problem).__name__}): no task constraints applied"
+        return {"dir": task_dir, "id": None, "read_only": False, "network": True}, [warning]
+    data = data if isinstance(data, dict) else {}
+    return {
+        "dir": task_dir,
+        "id": data.get("id") if isinstance(data.get("id"), str) else None,
+        "read_only": data.get("mode") == "read-only",
+        "network": data.get("network") is not False,
+    }, []

@@ -1,0 +1,158 @@
+"""require_approval: the held tool call answered through ``caesar approve`` (real processes),
+and one timing out under a project's ``[bridge] approval_timeout = "1s"``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from caesar_core.store import TaskStore
+from caesar_core.store.approvals import approvals
+from tests.bridge.core_support import CAESAR, Bridge, finish, wait_for
+from tests.store.conftest import make_record
+
+RULE = '[[bridge.rule]]\ntool = "Bash"\nmatch = "git push*"\ndecision = "require_approval"\n'
+RULE_WITH_REASON = RULE + 'reason = "pushing needs a person"\n'
+
+
+def task(tmp_path: Path, config: str) -> tuple[Bridge, str, Path]:
+    """A real task in a project's store, and a bridge admitted inside it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    store = TaskStore(project)
+    record = make_record()
+    task_dir = store.create(record).root
+    (task_dir / "task.json").write_text(json.dumps({"id": record.id, "mode": "write"}))
+    bridge = Bridge(tmp_path, task_dir=task_dir)
+    bridge.config(config)
+    return bridge, record.id, task_dir
+
+
+def approve(
+    project: Path, task_id: str, approval_id: str, decision: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [CAESAR, "approve", task_id, approval_id, decision, "--root", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("decision", ["allow", "deny"])
+def test_an_approval_answered_with_caesar_approve(tmp_path: Path, decision: str) -> None:
+    bridge, task_id, task_dir = task(tmp_path, RULE_WITH_REASON)
+    adm = bridge.begin()["admission_id"]
+    held = bridge.spawn(
+        {
+            "op": "pre-tool",
+            "admission_id": adm,
+            "tool": "Bash",
+            "tool_input": {"command": "git push origin main"},
+        }
+    )
+    pending = wait_for(lambda: approvals(task_dir), what="the approval request")
+    (asked, answer) = pending[0]
+    assert answer is None
+    assert (asked.tool, asked.summary, asked.reason) == (
+        "Bash",
+        "git push origin main",
+        "pushing needs a person",
+    )
+    assert asked.admission_id == adm
+    assert asked.timeout_s == 120
+    assert held.poll() is None  # still waiting for a person
+
+    done = approve(bridge.project, task_id, asked.id, decision)
+    assert done.returncode == 0, done.stderr
+    response = finish(held)
+    assert response["decision"] == decision
+    verb = "allowed" if decision == "allow" else "denied"
+    assert response["reason"] == f"approval {asked.id} {verb} by cli"
+
+    again = approve(bridge.project, task_id, asked.id, "allow")
+    assert again.returncode == 1
+    assert "already answered by cli" in again.stderr
+    line = bridge.trace_lines(response["trace_id"])[-1]
+    assert (line["decision"], line["approval_id"]) == (decision, asked.id)
+
+
+def test_an_approval_times_out_to_on_approval_timeout(tmp_path: Path) -> None:
+    bridge, task_id, task_dir = task(tmp_path, '[bridge]\napproval_timeout = "1s"\n\n' + RULE)
+    adm = bridge.begin()["admission_id"]
+    response = bridge.run(
+        json.dumps(
+            {
+                "op": "pre-tool",
+                "admission_id": adm,
+                "tool": "Bash",
+                "tool_input": {"command": "git push --force"},
+            }
+        )
+    )
+    assert response["decision"] == "deny"
+    assert "timed out after 1s: on_approval_timeout = deny" in response["reason"]
+    ((asked, answer),) = approvals(task_dir)
+    assert answer is not None
+    assert (answer.decision, answer.answered_by) == ("deny", "timeout")
+    late = approve(bridge.project, task_id, asked.id, "allow")
+    assert late.returncode == 1
+    assert "already answered by timeout" in late.stderr
+
+
+def test_on_approval_timeout_allow(tmp_path: Path) -> None:
+    config = '[bridge]\napproval_timeout = "1s"\non_approval_timeout = "allow"\n\n' + RULE
+    bridge, _, _ = task(tmp_path, config)
+    adm = bridge.begin()["admission_id"]
+    response = bridge.pre(adm, "Bash", {"command": "git push"})
+    assert response["decision"] == "allow"
+    assert "on_approval_timeout = allow" in response["reason"]
+
+
+def test_other_calls_go_on_while_one_is_held(tmp_path: Path) -> None:
+    bridge, task_id, task_dir = task(tmp_path, RULE)
+    adm = bridge.begin()["admission_id"]
+    held = bridge.spawn(
+        {
+            "op": "pre-tool",
+            "admission_id": adm,
+            "tool": "Bash",
+            "tool_input": {"command": "git push"},
+        }
+    )
+    (asked, _), *_ = wait_for(lambda: approvals(task_dir), what="the approval request")
+    assert bridge.pre(adm, "Read", {"file_path": "a"})["decision"] == "allow"  # not blocked
+    assert approve(bridge.project, task_id, asked.id, "allow").returncode == 0
+    assert finish(held)["decision"] == "allow"
+
+
+def test_caesar_approve_refuses_unknown_tasks_and_approvals(tmp_path: Path) -> None:
+    bridge, task_id, _ = task(tmp_path, RULE)
+    unknown = approve(bridge.project, task_id, "ap_000000000000", "allow")
+    assert unknown.returncode == 1
+    assert "no approval" in unknown.stderr
+    assert approve(bridge.project, task_id, "ap_1", "maybe").returncode == 2
+
+
+def test_an_approval_cannot_outlive_a_halt(tmp_path: Path) -> None:
+    halt = '[[bridge.rule]]\ntool = "Bash"\nmatch = "shutdown*"\ndecision = "halt"\n'
+    bridge, task_id, task_dir = task(tmp_path, RULE + "\n" + halt)
+    adm = bridge.begin()["admission_id"]
+    held = bridge.spawn(
+        {
+            "op": "pre-tool",
+            "admission_id": adm,
+            "tool": "Bash",
+            "tool_input": {"command": "git push"},
+        }
+    )
+    (asked, _), *_ = wait_for(lambda: approvals(task_dir), what="the approval request")
+    assert bridge.pre(adm, "Bash", {"command": "shutdown now"})["decision"] == "halt"
+    assert approve(bridge.project, task_id, asked.id, "allow").returncode == 0
+    response = finish(held)
+    assert response["decision"] == "deny"
+    assert response["reason"].endswith("allowed by cli; but halted")
