@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/eventlog.py
 	$(BIN)/python benchmarks/reconcile.py
 	$(BIN)/python benchmarks/spawn.py
+	$(BIN)/python benchmarks/bridge.py
 	$(BIN)/python benchmarks/watch.py
 
 clean:
