@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from caesar_core.bridge.scan import redact
 from caesar_core.protocol.event import EventPayload, ToolStatus, ToolUse
 from caesar_core.protocol.report import Usage
 
@@ -190,7 +191,9 @@ def summarize(value: object) -> str:
 
 
 def _clip(text: str) -> str:
-    flat = " ".join(text.split())
+    """One line, at most ``SUMMARY_MAX`` characters, secrets replaced by their kind (the
+    same scanner as the bridge): a summary lands in events.jsonl, which every view shows."""
+    flat = " ".join(redact(text).split())
     return flat if len(flat) <= SUMMARY_MAX else flat[: SUMMARY_MAX - 1] + "…"
 
 

@@ -61,6 +61,9 @@ ENV_TASK_ID = "CAESAR_TASK_ID"
 ENV_AGENT = "CAESAR_AGENT"
 ENV_DEPTH = "CAESAR_DEPTH"
 ENV_PROTOCOL_VERSION = "CAESAR_PROTOCOL_VERSION"
+ENV_STREAM_EVENTS = "CAESAR_STREAM_EVENTS"
+"""Not one of the contract's eight: ``1`` when caesar translates the agent's own JSON stream
+into events, so the agent's hooks (``caesar hook``) do not report the same calls again."""
 
 
 def task_environment(paths: TaskPaths, task_id: str, agent: str, depth: int) -> dict[str, str]:

@@ -36,7 +36,7 @@ from caesar_core.protocol.event import Error, Finished, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
 from caesar_core.protocol.task import Channel, Isolation, Task
-from caesar_core.protocol.taskdir import TaskPaths, task_environment
+from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
 from caesar_core.runner.delegation import Plan, Request, decide
 from caesar_core.runner.injected import injected
@@ -252,6 +252,8 @@ class Runner:
             **self.env,
             **task_environment(paths, task.id, adapter.id, plan.depth),
         }
+        if adapter.capabilities.json_events:
+            env[ENV_STREAM_EVENTS] = "1"
         try:
             with self.slots.hold(
                 f"{task.id} {adapter.id}", cancelled=cancel_requested, on_wait=on_wait

@@ -1,8 +1,10 @@
 """The task's live log, fed from hooks: an agent seen only through them shows in ``caesar watch``.
 
-Only when ``CAESAR_TASK_DIR`` is set. Events are collected during the hook and appended in one
-batch at the end, through :class:`caesar_core.events.writer.EventWriter` (the only producer of
-``seq``); that import pulls in pydantic, which is why it happens here, lazily, and only then.
+Only when ``CAESAR_TASK_DIR`` is set, and not when the runner already reads the agent's own
+stream (``CAESAR_STREAM_EVENTS=1``: the same calls would show twice). Events are collected
+during the hook and appended in one batch at the end, through
+:class:`caesar_core.events.writer.EventWriter` (the only producer of ``seq``); that import
+pulls in pydantic, which is why it happens here, lazily, and only then.
 
 ``started`` and ``finished`` are never written: the runner owns them, and an agent seen only
 through hooks without a runner has no task lifecycle to report. Every text is redacted first:
@@ -21,6 +23,10 @@ if TYPE_CHECKING:
 ENV_TASK_DIR = "CAESAR_TASK_DIR"
 ENV_TASK_ID = "CAESAR_TASK_ID"
 ENV_EVENTS_PATH = "CAESAR_EVENTS_PATH"
+ENV_STREAM_EVENTS = "CAESAR_STREAM_EVENTS"
+"""Set to ``1`` by caesar's runner when it already turns the agent's own JSON stream into the
+task's events (``caesar run --agent claude``): the hooks then gate and record, but do not
+write the same tool calls a second time."""
 MESSAGE_MAX = 4000
 
 
@@ -47,7 +53,7 @@ class TaskLog:
 
     @property
     def active(self) -> bool:
-        return bool(self.env.get(ENV_TASK_DIR, ""))
+        return bool(self.env.get(ENV_TASK_DIR, "")) and self.env.get(ENV_STREAM_EVENTS) != "1"
 
     def tool(self, status: str, tool: str, tool_use_id: str | None, tool_input: object) -> None:
         if self.active:
