@@ -68,6 +68,33 @@ cli.add_command(approve)
 cli.add_command(hooks)
 
 
+@cli.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    add_help_option=False,
+)
+@click.pass_context
+def bridge(ctx: click.Context) -> None:
+    """One lifecycle request on stdin, one response on stdout (for client hook adapters)."""
+    _fast(["bridge", *ctx.args])
+
+
+@cli.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    add_help_option=False,
+)
+@click.pass_context
+def hook(ctx: click.Context) -> None:
+    """A client's hook: claude-code, codex, gemini or vscode (installed by `hooks install`)."""
+    _fast(["hook", *ctx.args])
+
+
+def _fast(argv: list[str]) -> None:
+    """Listed here for --help; the console script dispatches these before click loads."""
+    from caesar_core.bridge.cli import main as fast
+
+    raise SystemExit(fast(argv))
+
+
 def _plugins() -> list[EntryPoint]:
     from importlib.metadata import entry_points
 
