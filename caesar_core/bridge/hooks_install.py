@@ -17,14 +17,20 @@ Files (all in the project, so they travel with it and are reviewed like code):
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from caesar_core.clientfiles import (
+    ClientFileUnreadableError,
+    Installation,
+    installation,
+    json_object,
+    json_text,
+)
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.mcp.install import ConfigUnreadableError, Installation, server_command
+from caesar_core.mcp.install import server_command
 
 CLIENTS = ("claude-code", "codex", "gemini")
 APPROVAL_WAIT_S = 600
@@ -106,27 +112,19 @@ def plan(client: str, root: Path) -> Installation:
             exit_code=ExitCode.USAGE,
         )
     target = TARGETS[client]
-    path = root / target.path
-    before = path.read_text() if path.exists() else None
-    try:
-        after = merge(before, target, hook_command(client))
-    except (ValueError, TypeError) as error:
-        raise HooksUnreadableError(path, str(error)) from None
-    return Installation(client, path, before, after)
+    command = hook_command(client)
+    return installation(
+        client, root / target.path, lambda text: merge(text, target, command), HooksUnreadableError
+    )
 
 
-class HooksUnreadableError(ConfigUnreadableError):
+class HooksUnreadableError(ClientFileUnreadableError):
     def __init__(self, path: Path, detail: str) -> None:
-        CaesarError.__init__(
-            self,
-            f"{path} exists but cannot be read as its client's settings: {detail}",
-            "fix the file (or move it aside), then run `caesar hooks install` again; "
-            "nothing was written",
-        )
+        super().__init__(path, detail, kind="settings", command="caesar hooks install")
 
 
 def merge(text: str | None, target: Target, command: str) -> str:
-    data = _json_object(text)
+    data = json_object(text)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError("'hooks' is not an object")
@@ -141,7 +139,7 @@ def merge(text: str | None, target: Target, command: str) -> str:
         if event in timeouts:
             handler["timeout"] = timeouts[event]
         hooks.setdefault(event, []).append({"matcher": "*", "hooks": [handler]})
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data)
 
 
 def _without_ours(event: str, groups: object) -> list[Any]:
@@ -159,12 +157,3 @@ def _without_ours(event: str, groups: object) -> list[Any]:
         if others or not handlers:
             kept.append({**group, "hooks": others} if len(others) != len(handlers) else group)
     return kept
-
-
-def _json_object(text: str | None) -> dict[str, Any]:
-    if text is None or not text.strip():
-        return {}
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError("the top level is not a JSON object")
-    return data

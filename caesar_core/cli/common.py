@@ -6,9 +6,12 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from caesar_core.clientfiles import Installation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,3 +70,26 @@ def table(rows: list[list[str]], headers: list[str]) -> None:
     click.echo("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
     for row in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def apply_installation(installation: Installation, *, dry_run: bool, as_json: bool) -> None:
+    """Write a client file's change (unless ``dry_run``) and say what it was, or would be."""
+    if not dry_run and installation.changed:
+        installation.write()
+    if as_json:
+        emit_json(
+            {
+                "client": installation.client,
+                "path": str(installation.path),
+                "changed": installation.changed,
+                "written": installation.changed and not dry_run,
+                "diff": installation.diff(),
+            }
+        )
+        return
+    if not installation.changed:
+        click.echo(f"{installation.path}: already up to date")
+        return
+    click.echo(installation.diff().rstrip())
+    verb = "would write" if dry_run else "wrote"
+    click.echo(f"{verb} {installation.path}")

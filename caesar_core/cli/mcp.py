@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from caesar_core.cli.common import emit_json, project_options
+from caesar_core.cli.common import apply_installation, project_options
 
 
 @click.group()
@@ -42,26 +42,7 @@ def mcp_install(client: str, dry_run: bool, root: Path, as_json: bool) -> None:
     """Register `caesar mcp serve` with CLIENT's configuration (other entries are kept)."""
     from caesar_core.mcp.install import plan
 
-    installation = plan(client, root.resolve())
-    if not dry_run and installation.changed:
-        installation.write()
-    if as_json:
-        emit_json(
-            {
-                "client": client,
-                "path": str(installation.path),
-                "changed": installation.changed,
-                "written": installation.changed and not dry_run,
-                "diff": installation.diff(),
-            }
-        )
-        return
-    if not installation.changed:
-        click.echo(f"{installation.path}: already up to date")
-        return
-    click.echo(installation.diff().rstrip())
-    verb = "would write" if dry_run else "wrote"
-    click.echo(f"{verb} {installation.path}")
+    apply_installation(plan(client, root.resolve()), dry_run=dry_run, as_json=as_json)
 
 
 @click.group()

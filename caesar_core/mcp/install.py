@@ -8,57 +8,29 @@ other servers.
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
 import shutil
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from caesar_core.clientfiles import (
+    ClientFileUnreadableError,
+    Installation,
+    installation,
+    json_object,
+    json_text,
+)
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.fs import atomic_write
 
 SERVER = "caesar"
 CLIENTS = ("claude", "codex", "opencode", "gemini")
 
 
-@dataclass(frozen=True)
-class Installation:
-    client: str
-    path: Path
-    before: str | None
-    after: str
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
-
-    def diff(self) -> str:
-        lines = difflib.unified_diff(
-            (self.before or "").splitlines(keepends=True),
-            self.after.splitlines(keepends=True),
-            fromfile=f"{self.path} (now)" if self.before is not None else "/dev/null",
-            tofile=str(self.path),
-        )
-        return "".join(lines)
-
-    def write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path, self.after.encode())
-
-
-class ConfigUnreadableError(CaesarError):
-    exit_code = ExitCode.USAGE
-
+class ConfigUnreadableError(ClientFileUnreadableError):
     def __init__(self, path: Path, detail: str) -> None:
-        super().__init__(
-            f"{path} exists but cannot be read as its client's configuration: {detail}",
-            "fix the file (or move it aside), then run `caesar mcp install` again; "
-            "nothing was written",
-        )
+        super().__init__(path, detail, kind="configuration", command="caesar mcp install")
 
 
 def server_command(root: Path) -> tuple[str, list[str]]:
@@ -90,26 +62,12 @@ def plan(client: str, root: Path, *, home: Path | None = None) -> Installation:
             exit_code=ExitCode.USAGE,
         )
     path, render = targets[client]
-    before = path.read_text() if path.exists() else None
-    try:
-        after = render(before)
-    except (ValueError, TypeError) as error:
-        raise ConfigUnreadableError(path, str(error)) from None
-    return Installation(client, path, before, after)
+    return installation(client, path, render, ConfigUnreadableError)
 
 
 def _codex_home(home: Path) -> Path:
     configured = os.environ.get("CODEX_HOME")
     return Path(configured) if configured else home / ".codex"
-
-
-def _json_object(text: str | None) -> dict[str, Any]:
-    if text is None or not text.strip():
-        return {}
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError("the top level is not a JSON object")
-    return data
 
 
 def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
@@ -119,31 +77,27 @@ def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
     return section
 
 
-def _dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
 def _claude(text: str | None, command: str, args: list[str]) -> str:
-    data = _json_object(text)
+    data = json_object(text)
     _section(data, "mcpServers")[SERVER] = {"type": "stdio", "command": command, "args": args}
-    return _dump(data)
+    return json_text(data)
 
 
 def _gemini(text: str | None, command: str, args: list[str]) -> str:
-    data = _json_object(text)
+    data = json_object(text)
     _section(data, "mcpServers")[SERVER] = {"command": command, "args": args}
-    return _dump(data)
+    return json_text(data)
 
 
 def _opencode(text: str | None, command: str, args: list[str]) -> str:
-    data = _json_object(text)
+    data = json_object(text)
     data.setdefault("$schema", "https://opencode.ai/config.json")
     _section(data, "mcp")[SERVER] = {
         "type": "local",
         "command": [command, *args],
         "enabled": True,
     }
-    return _dump(data)
+    return json_text(data)
 
 
 def _codex(text: str | None, command: str, args: list[str]) -> str:

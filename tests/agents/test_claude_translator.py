@@ -9,7 +9,6 @@ are that same version's output too (trimmed to the fields the translator reads).
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,38 +16,26 @@ import pytest
 
 from caesar_core.agents.base import Invocation, NetworkControl
 from caesar_core.agents.claude import NETWORK_OFF_SETTINGS, ClaudeAdapter, ClaudeTranslator
-from caesar_core.protocol import TASK_V1, Isolation, Mode, Task
+from caesar_core.protocol import Mode
 from caesar_core.protocol.event import (
     Error,
-    EventPayload,
     FileChanged,
     Message,
     Thinking,
     ToolStatus,
-    ToolUse,
 )
-from caesar_core.protocol.taskdir import TaskPaths
+from tests.agents.replay import STREAMS, WORKSPACE, calls, invocation_for, replay_into
 
-CAPTURE = Path(__file__).parents[1] / "fixtures" / "streams" / "claude-2.1.332.jsonl"
-WORKSPACE = "/capture/workspace"
+CAPTURE = STREAMS / "claude-2.1.332.jsonl"
 REPORT = "/capture/task/report.json"
 
 
 def replay(lines: list[str], report_path: str = REPORT) -> tuple[ClaudeTranslator, list[Any]]:
-    translator = ClaudeTranslator(WORKSPACE, report_path)
-    events: list[EventPayload] = []
-    for line in lines:
-        events += translator.feed(line)
-    events += translator.close()
-    return translator, events
+    return replay_into(ClaudeTranslator(WORKSPACE, report_path), lines)
 
 
 def capture() -> list[str]:
     return CAPTURE.read_text().splitlines()
-
-
-def tool_edges(events: list[Any]) -> list[ToolUse]:
-    return [event for event in events if isinstance(event, ToolUse)]
 
 
 def line(obj: dict[str, Any]) -> str:
@@ -73,7 +60,7 @@ def result_of(call_id: str, *, error: bool = False, raw: object = None) -> str:
 
 def test_every_call_in_the_capture_opens_and_closes_with_the_same_id() -> None:
     translator, events = replay(capture())
-    edges = tool_edges(events)
+    edges = calls(events)
     starts = [e for e in edges if e.status is ToolStatus.STARTED]
     ends = [e for e in edges if e.status is not ToolStatus.STARTED]
     assert [e.tool for e in starts] == ["Bash", "Write", "Write"]
@@ -87,7 +74,7 @@ def test_every_call_in_the_capture_opens_and_closes_with_the_same_id() -> None:
 
 def test_capture_summaries_name_the_command_and_the_file() -> None:
     _, events = replay(capture())
-    starts = [e for e in tool_edges(events) if e.status is ToolStatus.STARTED]
+    starts = [e for e in calls(events) if e.status is ToolStatus.STARTED]
     assert starts[0].input_summary == "printf 'made by the shell\\n' > shell-made.txt"
     assert starts[1].input_summary == "notes.md"
     assert starts[2].input_summary == REPORT  # outside the workspace: left absolute
@@ -208,7 +195,7 @@ PLAN_LINES = [
 
 def test_plan_mode_refusals_end_the_calls_failed_and_change_nothing() -> None:
     translator, events = replay(PLAN_LINES, PLAN_REPORT)
-    ends = [e for e in tool_edges(events) if e.status is not ToolStatus.STARTED]
+    ends = [e for e in calls(events) if e.status is not ToolStatus.STARTED]
     assert [e.id for e in ends] == ["toolu_0b39", "toolu_5776", "toolu_f142"]
     assert all(e.status is ToolStatus.FAILED for e in ends)
     assert not any(isinstance(e, FileChanged) for e in events)
@@ -269,7 +256,7 @@ def test_edit_and_update_are_modifications_and_subagent_lines_still_count() -> N
         FileChanged(path="src/app.py", action="modified"),
         FileChanged(path="notes.md", action="modified"),
     ]
-    assert len(tool_edges(events)) == 4
+    assert len(calls(events)) == 4
 
 
 def test_a_failed_edit_changes_nothing() -> None:
@@ -286,12 +273,12 @@ def test_a_failed_edit_changes_nothing() -> None:
     ]
     _, events = replay(lines)
     assert not any(isinstance(e, FileChanged) for e in events)
-    assert tool_edges(events)[-1].status is ToolStatus.FAILED
+    assert calls(events)[-1].status is ToolStatus.FAILED
 
 
 def test_a_result_for_an_unseen_call_still_yields_both_edges() -> None:
     _, events = replay([result_of("toolu_orphan")])
-    assert [(e.id, e.status) for e in tool_edges(events)] == [
+    assert [(e.id, e.status) for e in calls(events)] == [
         ("toolu_orphan", ToolStatus.STARTED),
         ("toolu_orphan", ToolStatus.SUCCEEDED),
     ]
@@ -307,7 +294,7 @@ def test_banners_non_json_and_a_truncated_last_line_are_counted_not_raised() -> 
     assert translator.skipped == 3  # banner, array, truncated result
     assert translator.usage is None  # it was on the lost line
     assert translator.final_text == "Done: the report is written."
-    assert len([e for e in tool_edges(events) if e.status is ToolStatus.STARTED]) == 3
+    assert len([e for e in calls(events) if e.status is ToolStatus.STARTED]) == 3
 
 
 def test_unknown_types_are_counted_and_known_noise_is_not() -> None:
@@ -327,7 +314,7 @@ def test_a_stream_that_dies_mid_call_closes_it_failed() -> None:
     lines = capture()
     cut = next(i for i, text in enumerate(lines) if '"name":"Write"' in text)
     translator, events = replay(lines[: cut + 1])
-    last = tool_edges(events)[-1]
+    last = calls(events)[-1]
     assert last.status is ToolStatus.FAILED
     assert last.tool == "Write"
     assert translator.failure is None
@@ -395,22 +382,17 @@ def make_invocation(tmp_path: Path, **overrides: Any) -> Invocation:
     mode = overrides.pop("mode", Mode.WRITE)
     network = overrides.pop("network", True)
     prompt = overrides.pop("prompt", "the brief")
-    task = Task(
-        protocol=TASK_V1,
-        id="t_1",
-        created_at=datetime(2026, 1, 2, tzinfo=UTC),
-        agent="claude",
-        objective="o",
+    task_fields = {"objective": "o", "network": network, "deadline_ms": 60_000}
+    return invocation_for(
+        "claude",
+        tmp_path / "task",
+        tmp_path / "ws",
         mode=mode,
-        isolation=Isolation.WORKTREE,
-        network=network,
-        workspace=str(tmp_path / "ws"),
-        deadline_ms=60_000,
-        report_path=str(tmp_path / "task" / "report.json"),
-        events_path=str(tmp_path / "task" / "events.jsonl"),
+        tier="file",
+        prompt=prompt,
+        task_fields=task_fields,
+        **overrides,
     )
-    paths = TaskPaths(tmp_path / "task")
-    return Invocation(task=task, paths=paths, prompt=prompt, tier="file", **overrides)
 
 
 def test_write_mode_accepts_edits_allows_bash_and_may_write_the_task_dir(tmp_path: Path) -> None:

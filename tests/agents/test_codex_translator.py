@@ -7,7 +7,6 @@ the standard scenario against the scripted server; no CLI is needed to replay it
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,31 +14,29 @@ import pytest
 
 from caesar_core.agents.base import Invocation, McpInjection, NetworkControl, ReportTier
 from caesar_core.agents.codex import CodexAdapter, CodexTranslator
-from caesar_core.protocol import TASK_V1, Isolation, Mode, Task
+from caesar_core.protocol import Mode
 from caesar_core.protocol.event import (
     Error,
-    EventPayload,
     FileChanged,
     Message,
     Progress,
     Thinking,
     ToolStatus,
-    ToolUse,
 )
-from caesar_core.protocol.taskdir import TaskPaths
+from tests.agents.replay import (
+    STREAMS,
+    WORKSPACE,
+    assert_paired,
+    calls,
+    invocation_for,
+    replay_into,
+)
 
-STREAMS = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
 CAPTURE = STREAMS / "codex-0.171.0.jsonl"
-WORKSPACE = "/capture/workspace"
 
 
 def replay(lines: list[str], workspace: str = WORKSPACE) -> tuple[CodexTranslator, list[Any]]:
-    translator = CodexTranslator(workspace)
-    events: list[EventPayload] = []
-    for line in lines:
-        events += translator.feed(line)
-    events += translator.close()
-    return translator, events
+    return replay_into(CodexTranslator(workspace), lines)
 
 
 def line(obj: dict[str, Any]) -> str:
@@ -48,23 +45,6 @@ def line(obj: dict[str, Any]) -> str:
 
 def item(phase: str, **fields: Any) -> str:
     return line({"type": f"item.{phase}", "item": fields})
-
-
-def calls(events: list[Any]) -> list[ToolUse]:
-    return [e for e in events if isinstance(e, ToolUse)]
-
-
-def assert_paired(events: list[Any]) -> None:
-    """Every call that starts ends, once, with the same id, after its start."""
-    open_ids: list[str] = []
-    for event in calls(events):
-        if event.status is ToolStatus.STARTED:
-            assert event.id not in open_ids
-            open_ids.append(event.id)
-        else:
-            assert event.id in open_ids, f"{event.id} ended without a start"
-            open_ids.remove(event.id)
-    assert open_ids == []
 
 
 # -- the real capture ---------------------------------------------------------------------------
@@ -276,21 +256,11 @@ def invocation(
     tier: ReportTier = "schema",
     **overrides: Any,
 ) -> Invocation:
-    task = Task(
-        protocol=TASK_V1,
-        id="t_1",
-        created_at=datetime(2026, 1, 2, tzinfo=UTC),
-        agent="codex",
-        objective="Fix it.",
-        mode=mode,
-        isolation=Isolation.WORKTREE,
-        workspace="/repo/.caesar/wt/t_1",
-        deadline_ms=600_000,
-        report_path="/repo/.caesar/tasks/t_1/report.json",
-        events_path="/repo/.caesar/tasks/t_1/events.jsonl",
+    tasks = Path("/repo/.caesar/tasks/t_1")
+    workspace = "/repo/.caesar/wt/t_1"
+    return invocation_for(
+        "codex", tasks, workspace, mode=mode, tier=tier, prompt="-the brief", **overrides
     )
-    paths = TaskPaths(Path("/repo/.caesar/tasks/t_1"))
-    return Invocation(task=task, paths=paths, prompt="-the brief", tier=tier, **overrides)
 
 
 BASE = ["codex", "exec", "--json", "--skip-git-repo-check", "-C", "/repo/.caesar/wt/t_1"]

@@ -11,7 +11,6 @@ import dataclasses
 import json
 import re
 import tomllib
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,32 +18,30 @@ import pytest
 
 from caesar_core.agents.base import Invocation, McpInjection, NetworkControl, ReportTier
 from caesar_core.agents.gemini import GeminiAdapter, GeminiTranslator, report_policy
-from caesar_core.protocol import TASK_V1, Isolation, Mode, Task
+from caesar_core.protocol import Mode
 from caesar_core.protocol.event import (
     Error,
-    EventPayload,
     FileChanged,
     Message,
     Progress,
     Thinking,
     ToolStatus,
-    ToolUse,
 )
-from caesar_core.protocol.taskdir import TaskPaths
+from tests.agents.replay import (
+    STREAMS,
+    WORKSPACE,
+    assert_paired,
+    calls,
+    invocation_for,
+    replay_into,
+)
 
-STREAMS = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
 CAPTURE = STREAMS / "gemini-0.61.0.jsonl"
-WORKSPACE = "/capture/workspace"
 TS = "2026-11-30T05:27:06.000Z"
 
 
 def replay(lines: list[str], task_dir: str | None = None) -> tuple[GeminiTranslator, list[Any]]:
-    translator = GeminiTranslator(WORKSPACE, task_dir)
-    events: list[EventPayload] = []
-    for text in lines:
-        events += translator.feed(text)
-    events += translator.close()
-    return translator, events
+    return replay_into(GeminiTranslator(WORKSPACE, task_dir), lines)
 
 
 def line(kind: str, **fields: Any) -> str:
@@ -64,22 +61,6 @@ def result(call_id: str, status: str = "success", **fields: Any) -> str:
 
 
 STATS = {"total_tokens": 30, "input_tokens": 20, "output_tokens": 10, "duration_ms": 5}
-
-
-def calls(events: list[Any]) -> list[ToolUse]:
-    return [e for e in events if isinstance(e, ToolUse)]
-
-
-def assert_paired(events: list[Any]) -> None:
-    """Every call that starts ends, once, with the same id, after its start."""
-    open_ids: list[str] = []
-    for event in calls(events):
-        if event.status is ToolStatus.STARTED:
-            assert event.id not in open_ids
-            open_ids.append(event.id)
-        else:
-            open_ids.remove(event.id)
-    assert open_ids == []
 
 
 # -- the capture -----------------------------------------------------------------------------
@@ -299,21 +280,9 @@ def invocation(
 ) -> Invocation:
     root = tmp_path / "repo" / ".caesar" / "tasks" / "t_1"
     root.mkdir(parents=True, exist_ok=True)
-    task = Task(
-        protocol=TASK_V1,
-        id="t_1",
-        created_at=datetime(2026, 1, 2, tzinfo=UTC),
-        agent="gemini",
-        objective="Fix it.",
-        mode=mode,
-        isolation=Isolation.WORKTREE,
-        workspace="/repo/.caesar/wt/t_1",
-        deadline_ms=600_000,
-        report_path=str(root / "report.json"),
-        events_path=str(root / "events.jsonl"),
-    )
+    workspace = "/repo/.caesar/wt/t_1"
     fields: dict[str, Any] = {"prompt": "# the brief", "tier": tier, **overrides}
-    return Invocation(task=task, paths=TaskPaths(root), **fields)
+    return invocation_for("gemini", root, workspace, mode=mode, **fields)
 
 
 BASE = ["gemini", "--output-format", "stream-json", "--skip-trust"]

@@ -9,7 +9,6 @@ version printed in other runs (a read-only task, a provider refusing the turn), 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,34 +16,32 @@ import pytest
 
 from caesar_core.agents.base import Invocation, McpInjection, NetworkControl, ReportTier
 from caesar_core.agents.opencode import OpencodeAdapter, OpencodeTranslator, project_root
-from caesar_core.protocol import TASK_V1, Isolation, Mode, Task
+from caesar_core.protocol import Isolation, Mode
 from caesar_core.protocol.event import (
     Error,
-    EventPayload,
     FileChanged,
     Message,
     Thinking,
     ToolStatus,
-    ToolUse,
 )
 from caesar_core.protocol.report import ChangeAction
-from caesar_core.protocol.taskdir import TaskPaths
+from tests.agents.replay import (
+    STREAMS,
+    WORKSPACE,
+    assert_paired,
+    calls,
+    invocation_for,
+    replay_into,
+)
 
-STREAMS = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
 CAPTURE = STREAMS / "opencode-1.18.33.jsonl"
-WORKSPACE = "/capture/workspace"
 SESSION = "ses_dd513baa2ffe5RAlw3PrggTHvI"
 
 
 def replay(
     lines: list[str], workspace: str = WORKSPACE, task_dir: str | None = None
 ) -> tuple[OpencodeTranslator, list[Any]]:
-    translator = OpencodeTranslator(workspace, task_dir)
-    events: list[EventPayload] = []
-    for line in lines:
-        events += translator.feed(line)
-    events += translator.close()
-    return translator, events
+    return replay_into(OpencodeTranslator(workspace, task_dir), lines)
 
 
 def line(kind: str, **fields: Any) -> str:
@@ -62,23 +59,6 @@ def tool(name: str, call_id: str, status: str, given: dict[str, Any], **state: A
         "messageID": "msg_1",
     }
     return line("tool_use", part=part)
-
-
-def calls(events: list[Any]) -> list[ToolUse]:
-    return [e for e in events if isinstance(e, ToolUse)]
-
-
-def assert_paired(events: list[Any]) -> None:
-    """Every call that starts ends, once, with the same id, after its start."""
-    open_ids: list[str] = []
-    for event in calls(events):
-        if event.status is ToolStatus.STARTED:
-            assert event.id not in open_ids
-            open_ids.append(event.id)
-        else:
-            assert event.id in open_ids, f"{event.id} ended without a start"
-            open_ids.remove(event.id)
-    assert open_ids == []
 
 
 # -- the real capture ---------------------------------------------------------------------------
@@ -308,21 +288,15 @@ def invocation(
 ) -> Invocation:
     tasks = root / ".caesar" / "tasks" / "t_1"
     workspace = root / ".caesar" / "wt" / "t_1" if isolation is Isolation.WORKTREE else root
-    task = Task(
-        protocol=TASK_V1,
-        id="t_1",
-        created_at=datetime(2026, 1, 2, tzinfo=UTC),
-        agent="opencode",
-        objective="Fix it.",
+    return invocation_for(
+        "opencode",
+        tasks,
+        workspace,
         mode=mode,
+        tier=tier,
+        prompt="-the brief",
         isolation=isolation,
-        workspace=str(workspace),
-        deadline_ms=600_000,
-        report_path=str(tasks / "report.json"),
-        events_path=str(tasks / "events.jsonl"),
-    )
-    return Invocation(
-        task=task, paths=TaskPaths(tasks), prompt="-the brief", tier=tier, **overrides
+        **overrides,
     )
 
 

@@ -141,18 +141,6 @@ def finish(process: subprocess.Popen[bytes], timeout: float = 60) -> dict[str, A
     return valid_response(json.loads(out))
 
 
-def wait_for(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    """Poll ``condition`` until truthy; never a fixed sleep."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or condition}")
-        time.sleep(0.02)
-
-
 def write_task(task_dir: Path, **fields: Any) -> Path:
     task_dir.mkdir(parents=True, exist_ok=True)
     body = {"id": "t-1", "mode": "write", "network": True, **fields}

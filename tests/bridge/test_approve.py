@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from caesar_core.protocol.approvals import Approval, ApprovalAnswer
 from caesar_core.store import TaskStore
 from caesar_core.store.approvals import approvals
-from tests.bridge.core_support import CAESAR, Bridge, finish, wait_for
+from tests.bridge.core_support import CAESAR, Bridge, finish
+from tests.runner.conftest import wait_for
 from tests.store.conftest import make_record
 
 RULE = '[[bridge.rule]]\ntool = "Bash"\nmatch = "git push*"\ndecision = "require_approval"\n'
@@ -43,20 +45,27 @@ def approve(
     )
 
 
-@pytest.mark.parametrize("decision", ["allow", "deny"])
-def test_an_approval_answered_with_caesar_approve(tmp_path: Path, decision: str) -> None:
-    bridge, task_id, task_dir = task(tmp_path, RULE_WITH_REASON)
-    adm = bridge.begin()["admission_id"]
+def hold(
+    bridge: Bridge, adm: str, task_dir: Path, command: str
+) -> tuple[subprocess.Popen[bytes], tuple[Approval, ApprovalAnswer | None]]:
+    """A Bash pre-tool call the rule holds, and the first approval request once it is there."""
     held = bridge.spawn(
         {
             "op": "pre-tool",
             "admission_id": adm,
             "tool": "Bash",
-            "tool_input": {"command": "git push origin main"},
+            "tool_input": {"command": command},
         }
     )
     pending = wait_for(lambda: approvals(task_dir), what="the approval request")
-    (asked, answer) = pending[0]
+    return held, pending[0]
+
+
+@pytest.mark.parametrize("decision", ["allow", "deny"])
+def test_an_approval_answered_with_caesar_approve(tmp_path: Path, decision: str) -> None:
+    bridge, task_id, task_dir = task(tmp_path, RULE_WITH_REASON)
+    adm = bridge.begin()["admission_id"]
+    held, (asked, answer) = hold(bridge, adm, task_dir, "git push origin main")
     assert answer is None
     assert (asked.tool, asked.summary, asked.reason) == (
         "Bash",
@@ -116,15 +125,7 @@ def test_on_approval_timeout_allow(tmp_path: Path) -> None:
 def test_other_calls_go_on_while_one_is_held(tmp_path: Path) -> None:
     bridge, task_id, task_dir = task(tmp_path, RULE)
     adm = bridge.begin()["admission_id"]
-    held = bridge.spawn(
-        {
-            "op": "pre-tool",
-            "admission_id": adm,
-            "tool": "Bash",
-            "tool_input": {"command": "git push"},
-        }
-    )
-    (asked, _), *_ = wait_for(lambda: approvals(task_dir), what="the approval request")
+    held, (asked, _) = hold(bridge, adm, task_dir, "git push")
     assert bridge.pre(adm, "Read", {"file_path": "a"})["decision"] == "allow"  # not blocked
     assert approve(bridge.project, task_id, asked.id, "allow").returncode == 0
     assert finish(held)["decision"] == "allow"
@@ -142,15 +143,7 @@ def test_an_approval_cannot_outlive_a_halt(tmp_path: Path) -> None:
     halt = '[[bridge.rule]]\ntool = "Bash"\nmatch = "shutdown*"\ndecision = "halt"\n'
     bridge, task_id, task_dir = task(tmp_path, RULE + "\n" + halt)
     adm = bridge.begin()["admission_id"]
-    held = bridge.spawn(
-        {
-            "op": "pre-tool",
-            "admission_id": adm,
-            "tool": "Bash",
-            "tool_input": {"command": "git push"},
-        }
-    )
-    (asked, _), *_ = wait_for(lambda: approvals(task_dir), what="the approval request")
+    held, (asked, _) = hold(bridge, adm, task_dir, "git push")
     assert bridge.pre(adm, "Bash", {"command": "shutdown now"})["decision"] == "halt"
     assert approve(bridge.project, task_id, asked.id, "allow").returncode == 0
     response = finish(held)

@@ -7,7 +7,8 @@ import json
 import stat
 from pathlib import Path
 
-from tests.bridge.core_support import Bridge, finish, wait_for, write_task
+from tests.bridge.core_support import Bridge, finish, write_task
+from tests.runner.conftest import wait_for
 
 AWS = "AKIAIOSFODNN7CANARY9"
 GITHUB = "ghp_" + "Canary" * 6

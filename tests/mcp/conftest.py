@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,24 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
-from tests.runner.conftest import caesar_env, repo
+from tests.runner.conftest import caesar, caesar_env, repo
 
 __all__ = ["repo"]
+
+
+MODULE = (sys.executable, "-m", "caesar_core")
+"""How the tests here start caesar: the installed code, as ``session`` starts its servers."""
+
+
+def run_caesar(
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    stdin: str | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m caesar_core ARGS`` to its end, its output captured."""
+    return caesar(cwd, *args, env=env, timeout=timeout, stdin=stdin, command=MODULE)
 
 
 @asynccontextmanager

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,8 +16,8 @@ from caesar_core.runner.delegation import Request
 from caesar_core.runner.engine import Runner
 from caesar_core.store import mailbox
 from caesar_core.store.store import TaskStore
-from tests.mcp.conftest import error_text, result_json, session
-from tests.runner.conftest import caesar_env, wait_for
+from tests.mcp.conftest import error_text, result_json, run_caesar, session
+from tests.runner.conftest import wait_for
 
 
 def prepared_task(repo: Path, timeout_ms: int = 120_000) -> Path:
@@ -111,24 +110,7 @@ async def test_ask_returns_the_answer_written_by_caesar_answer(repo: Path) -> No
 
     def answer_when_asked() -> subprocess.CompletedProcess[str]:
         question = wait_for(lambda: mailbox.pending_questions(paths), what="the question")[0]
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "caesar_core",
-                "answer",
-                task_id,
-                question.id,
-                "b",
-                "--root",
-                str(repo),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=caesar_env(),
-            check=False,
-        )
+        return run_caesar("answer", task_id, question.id, "b", "--root", str(repo))
 
     answered: list[subprocess.CompletedProcess[str]] = []
 
@@ -157,24 +139,7 @@ def test_two_concurrent_answers_exactly_one_wins(repo: Path) -> None:
     asked = mailbox.ask(paths, "Ship it?", ["yes", "no"])
 
     def answer(text: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "caesar_core",
-                "answer",
-                task_dir.name,
-                asked.id,
-                text,
-                "--root",
-                str(repo),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=caesar_env(),
-            check=False,
-        )
+        return run_caesar("answer", task_dir.name, asked.id, text, "--root", str(repo))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(answer, ["yes", "no"]))
@@ -190,45 +155,17 @@ def test_two_concurrent_answers_exactly_one_wins(repo: Path) -> None:
 
 
 def test_serving_a_directory_that_is_not_a_task_is_refused(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "caesar_core", "channel", "serve", "--task-dir", str(tmp_path)],
-        input=b"",
-        capture_output=True,
-        timeout=60,
-        env=caesar_env(),
-        check=False,
-    )
+    done = run_caesar("channel", "serve", "--task-dir", str(tmp_path), stdin="")
     assert done.returncode == 2
-    assert b"not a task directory" in done.stderr
-    assert done.stdout == b""
+    assert "not a task directory" in done.stderr
+    assert done.stdout == ""
 
 
 def test_an_agent_that_cannot_load_the_channel_reports_by_file(repo: Path) -> None:
     """``--channel`` for an agent with no way to load MCP servers: no channel in task.json,
     the brief asks for the report file, and the task still ends with the agent's report."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "caesar_core",
-            "run",
-            "look",
-            "--agent",
-            "demo",
-            "--channel",
-            "--context",
-            '{"script": "quick"}',
-            "--json",
-            "--root",
-            str(repo),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=caesar_env(),
-        check=False,
-        cwd=repo,
-    )
+    brief = ["look", "--agent", "demo", "--channel", "--context", '{"script": "quick"}']
+    done = run_caesar("run", *brief, "--json", "--root", str(repo), cwd=repo, timeout=120)
 
     outcome = json.loads(done.stdout)
     assert outcome["report_source"] == "file"

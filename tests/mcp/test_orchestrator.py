@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,8 +11,8 @@ from typing import Any
 from mcp.client.client import Client
 
 from caesar_core.mcp.orchestrator import TOOLS
-from tests.mcp.conftest import error_text, result_json, session
-from tests.runner.conftest import POLL_S, caesar_env, context, run_json
+from tests.mcp.conftest import error_text, result_json, run_caesar, session
+from tests.runner.conftest import POLL_S, context, run_json
 
 DEADLINE_S = 60.0
 
@@ -201,17 +200,10 @@ async def test_cancel_stops_a_running_task(repo: Path) -> None:
 
 def test_the_server_prints_nothing_but_the_protocol(repo: Path) -> None:
     """stdin closed at once: a clean exit, and not one byte of stdout outside the protocol."""
-    done = subprocess.run(
-        [sys.executable, "-m", "caesar_core", "mcp", "serve", "--root", str(repo)],
-        input=b"",
-        capture_output=True,
-        timeout=60,
-        env=caesar_env(),
-        check=False,
-    )
+    done = run_caesar("mcp", "serve", "--root", str(repo), stdin="")
 
-    assert done.stdout == b""
-    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == ""
+    assert done.returncode == 0, done.stderr
 
 
 def test_install_merges_and_never_clobbers(repo: Path, tmp_path: Path) -> None:
@@ -221,17 +213,10 @@ def test_install_merges_and_never_clobbers(repo: Path, tmp_path: Path) -> None:
     (codex_home / "config.toml").write_text(
         '# mine\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "npx"\n'
     )
-    env = caesar_env({"CODEX_HOME": str(codex_home)})
+    env = {"CODEX_HOME": str(codex_home)}
 
     def install(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "caesar_core", "mcp", "install", *args, "--root", str(repo)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=env,
-            check=False,
-        )
+        return run_caesar("mcp", "install", *args, "--root", str(repo), env=env)
 
     dry = install("claude", "--dry-run")
     assert dry.returncode == 0, dry.stderr

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +64,17 @@ def caesar_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def caesar(
-    cwd: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 120
+    cwd: Path | None,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+    stdin: str | None = None,
+    command: Sequence[str] = (CAESAR,),
 ) -> subprocess.CompletedProcess[str]:
+    """``caesar ARGS`` (or ``command ARGS``) to its end, its output captured."""
     return subprocess.run(
-        [CAESAR, *args],
+        [*command, *args],
+        input=stdin,
         cwd=cwd,
         capture_output=True,
         text=True,
