@@ -275,6 +275,10 @@ class CodexAdapter:
             command, *args = invocation.channel_command
             argv += ["-c", f"mcp_servers.caesar.command={_toml(command)}"]
             argv += ["-c", f"mcp_servers.caesar.args={_toml(args)}"]
+            # codex asks before every MCP tool call, and under ``exec`` (approval "never")
+            # that refuses the call: "MCP tool call requires approval, but approval policy
+            # is never". caesar's own channel is trusted, so its tools are pre-approved.
+            argv += ["-c", 'mcp_servers.caesar.default_tools_approval_mode="approve"']
         argv += [*invocation.extra_args, "--", invocation.prompt]
         return Launch(argv, Path(task.workspace))
 

@@ -296,6 +296,7 @@ def test_channel_tier_attaches_the_channel_server_and_no_schema() -> None:
     assert launch.argv == [*BASE, "-s", "workspace-write", *FINAL,
                            "-c", 'mcp_servers.caesar.command="caesar"',
                            "-c", 'mcp_servers.caesar.args=["channel", "t 1"]',
+                           "-c", 'mcp_servers.caesar.default_tools_approval_mode="approve"',
                            "--", "-the brief"]  # fmt: skip
 
 

@@ -8,6 +8,17 @@ function call, file writes an ``apply_patch`` custom tool call, ``Say`` an assis
 Each answer also carries a short reasoning summary, so the capture shows codex's
 ``reasoning`` items.
 
+MCP tools (the task's return channel) are never in ``tools``: codex defers them behind a
+``tool_search`` tool (``{"type": "tool_search", "execution": "client"}``). A
+``CallTool("tool_search", {"query": ...})`` becomes a ``tool_search_call`` output item
+(``execution: "client"``, ``arguments`` an object, not a string); codex answers with a
+``tool_search_output`` whose ``tools`` are namespaces (``{"type": "namespace", "name":
+"mcp__caesar", "tools": [...]}``). An MCP tool is then called as a ``function_call`` carrying
+that namespace and the bare tool name, so ``CallTool("mcp__caesar__submit_report", ...)``
+renders as ``{"name": "submit_report", "namespace": "mcp__caesar"}``; a plain
+``function_call`` named ``mcp__caesar__submit_report`` is an "unsupported call". codex
+accepts the namespaced call without a search first, but a real model searches.
+
 How codex is pointed here (found by running codex 0.171.0 against this server):
 
 - ``CODEX_HOME`` is a throwaway directory holding ``config.toml`` with a custom provider
@@ -43,7 +54,12 @@ TIER = "schema"
 MODEL = "gpt-5.5"
 PROVIDER = "caesar_test"
 KEY_ENV = "CAESAR_TEST_KEY"
-TOOL_RESULTS = ("function_call_output", "custom_tool_call_output", "mcp_tool_call_output")
+TOOL_RESULTS = (
+    "function_call_output",
+    "custom_tool_call_output",
+    "mcp_tool_call_output",
+    "tool_search_output",
+)
 
 _ids = itertools.count(1)
 
@@ -87,8 +103,25 @@ def _render(step: Step, offered: set[str]) -> dict[str, Any]:
             return _function("exec_command", {"cmd": heredoc})
         return _custom("apply_patch", _add_file_patch(step.path, step.content))
     if isinstance(step, CallTool):
-        return _function(step.name, step.arguments)
+        return _call_tool(step)
     return _message(step.text)
+
+
+def _call_tool(step: CallTool) -> dict[str, Any]:
+    """``tool_search`` is codex's own search call; ``mcp__<server>__<tool>`` a namespaced call."""
+    if step.name == "tool_search":
+        return {
+            "type": "tool_search_call",
+            "id": _id("tsc"),
+            "call_id": _id("call"),
+            "execution": "client",
+            "arguments": step.arguments,
+            "status": "completed",
+        }
+    if step.name.startswith("mcp__"):
+        prefix, server, tool = step.name.split("__", 2)
+        return {**_function(tool, step.arguments), "namespace": f"{prefix}__{server}"}
+    return _function(step.name, step.arguments)
 
 
 def _add_file_patch(path: str, content: str) -> str:

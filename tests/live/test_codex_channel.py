@@ -1,0 +1,62 @@
+"""The real codex CLI reporting through the task's MCP return channel.
+
+``caesar run --channel --agent codex``: caesar passes the channel server as ``-c
+mcp_servers.caesar.*`` (pre-approved: ``codex exec`` never asks, so an unapproved MCP call is
+refused). codex 0.171.0 does not list MCP tools in the request; the scripted model finds
+them with ``tool_search`` first, as a real model does, then calls them by namespace
+(``mcp__caesar`` + ``submit_report``; see the codex dialect). The report must come from the
+channel.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.live.modelserver import CallTool, Say, Script, Shell
+from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
+
+
+def channel_report() -> dict[str, Any]:
+    fields = report("Reported through the channel.")
+    fields.pop("protocol")
+    fields.pop("task_id")
+    fields["changes"] = [{"path": SHELL_FILE, "action": "created"}]
+    return fields
+
+
+def test_codex_submits_its_report_through_the_channel(repo: Path, tmp_path: Path) -> None:
+    script = Script(
+        [
+            Shell(SHELL_COMMAND),
+            CallTool("tool_search", {"query": "caesar submit report progress"}),
+            CallTool("mcp__caesar__report_progress", {"message": "shell done", "pct": 50}),
+            CallTool("mcp__caesar__submit_report", channel_report()),
+            Say("Reported through the channel."),
+        ]
+    )
+
+    run = run_live("codex", repo, tmp_path / "home", script, args=["--channel"])
+
+    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-20:])
+    assert run.outcome["report_source"] == "channel"
+    assert run.outcome["report"]["summary"] == "Reported through the channel."
+    task = json.loads((run.task_dir / "task.json").read_text())
+    assert task["channel"]["server_name"] == "caesar"
+    progress = [e for e in run.events() if e["type"] == "progress"]
+    assert [p["message"] for p in progress] == ["shell done"]
+    calls = [e for e in run.events() if e["type"] == "tool_use" and e["status"] != "started"]
+    assert all(c["status"] == "succeeded" for c in calls), calls
+    assert (Path(run.outcome["workspace"]) / SHELL_FILE).exists()
+    # the search found the channel's tools under codex's namespace for them
+    searched = [
+        item
+        for seen in run.server.requests
+        if isinstance(seen.body, dict)
+        for item in seen.body.get("input") or []
+        if isinstance(item, dict) and item.get("type") == "tool_search_output"
+    ]
+    assert searched, "codex never answered the tool search"
+    namespaces = {tool.get("name") for tool in searched[-1]["tools"]}
+    assert "mcp__caesar" in namespaces
