@@ -12,7 +12,9 @@ How the modes map, and why (each checked against the real CLI):
   is *not* used: it lets ``write_file`` write only under its own plans directory, which
   must be inside the project, so the report file in the task directory could never be
   written.
-- **trust**: headless runs in a folder the user never trusted exit 55 unless ``--skip-trust``.
+- **trust**: headless runs in a folder the user never trusted exit 55 unless ``--skip-trust``,
+  which still ignores the folder's settings; ``GEMINI_CLI_TRUST_WORKSPACE=true`` makes the
+  project's settings (hooks, the channel) apply.
 - **network**: only Gemini's ``--sandbox`` (docker/podman/seatbelt) cuts it, and caesar
   cannot count on a container runtime, so the network is ``open``.
 - **channel**: Gemini reads MCP servers only from settings files, and its system layers
@@ -267,14 +269,15 @@ class GeminiAdapter:
         argv += list(invocation.extra_args)
         prompt = invocation.prompt
         argv += [f"--prompt={prompt}"] if prompt.startswith("-") else ["-p", prompt]
-        env: dict[str, str] = {}
         if invocation.channel_command:
             settings = Path(task.workspace) / ".gemini" / "settings.json"
             files[settings] = channel_settings(settings, invocation.channel_command)
             argv += ["--allowed-mcp-server-names", CHANNEL_SERVER]
-            # An untrusted folder's settings (and so its MCP servers) are ignored even with
-            # --skip-trust; caesar made this workspace for the task, so it vouches for it.
-            env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
+        # --skip-trust runs an untrusted folder but ignores its project settings without a
+        # word: the channel's MCP server and the project's hooks (`caesar hooks install
+        # gemini`) would not load. The workspace is the user's own project (or a worktree of
+        # it) that they asked an agent with shell access to work in; caesar vouches for it.
+        env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
         return Launch(argv, Path(task.workspace), env=env, files=files)
 
     def translator(self, invocation: Invocation) -> GeminiTranslator:

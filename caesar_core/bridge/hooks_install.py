@@ -9,10 +9,17 @@ Files (all in the project, so they travel with it and are reviewed like code):
 
 * claude-code: ``.claude/settings.json``. VS Code agent hooks read this file too; their payloads
   reach ``caesar hook claude-code``, which hands them to the VS Code adapter.
-* codex: ``.codex/hooks.json`` (loaded once the project's ``.codex/`` layer is trusted, and each
-  new hook once reviewed in ``/hooks``).
+* codex: ``.codex/hooks.json``, in its ``{"hooks": {...}}`` shape. codex 0.171.0 reads it only
+  in a trusted project (``codex exec --trust``, or trusting it in the TUI: a worktree counts as
+  its repository), and runs each hook only once trusted by hash (``/hooks``), or for one run
+  with ``--dangerously-bypass-hook-trust``; an untrusted hook is skipped without a word.
 * gemini: ``.gemini/settings.json`` (``timeout`` in milliseconds there: long enough for a person
-  to answer an approval).
+  to answer an approval). Gemini CLI 0.61.0 reads a project's settings, hooks included, only
+  in a trusted workspace (its trusted folders, or ``GEMINI_CLI_TRUST_WORKSPACE=true``);
+  ``--skip-trust`` runs an untrusted one with them ignored.
+
+The live tests ``tests/live/test_{claude,codex,gemini}_hooks.py`` run the real CLIs with these
+files.
 """
 
 from __future__ import annotations

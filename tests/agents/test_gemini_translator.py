@@ -296,7 +296,7 @@ def test_write_mode_approves_every_tool_and_admits_the_task_dir(tmp_path: Path) 
         *BASE, "--approval-mode", "yolo", "--include-directories", root, "-p", "# the brief",
     ]  # fmt: skip
     assert launch.cwd == Path("/repo/.caesar/wt/t_1")
-    assert dict(launch.env) == {}
+    assert dict(launch.env) == {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
     assert not (inv.paths.root / "gemini-policy.toml").exists()
 
 

@@ -103,3 +103,26 @@ def test_a_broken_after_tool_only_warns(world: HookWorld) -> None:
     run = world.run(CLIENT, payload)
     assert (run.code, run.output) == (0, {})
     assert "not blocked" in run.stderr
+
+
+def test_a_refused_call_is_closed_so_the_next_call_is_not_read_as_a_bypass(
+    world: HookWorld,
+) -> None:
+    """Gemini runs no AfterTool for a call its hook refused and sends no call id: the hook
+    closes the refused call itself, so the next call of the same tool pairs with its own
+    pre-tool (seen live with Gemini CLI 0.61.0)."""
+    world.rules({"tool": "read_file", "match": "*secret*", "decision": "deny"})
+    world.run(CLIENT, fixture(CLIENT, "before_agent"))
+    refused = fixture(CLIENT, "before_tool_read")
+    refused["tool_input"] = {"absolute_path": "/home/me/repo/secret.txt"}
+    denied = world.run(CLIENT, refused)
+    assert denied.output is not None and denied.output["decision"] == "deny"
+    assert denied.decisions == [("pre-tool", "deny"), ("post-tool", "recorded")]
+    allowed = world.run(CLIENT, fixture(CLIENT, "before_tool_read"))
+    assert allowed.decisions == [("pre-tool", "allow")]  # allowed: nothing to close
+    after = world.run(CLIENT, fixture(CLIENT, "after_tool"))
+    assert after.responses[0]["warnings"] == []
+    final = world.run(CLIENT, fixture(CLIENT, "after_agent"))
+    receipt = final.responses[0]["receipt"]
+    assert receipt["certification_strength"] == "project_hook"
+    assert (receipt["tool_calls"], receipt["failures"]) == (2, 0)

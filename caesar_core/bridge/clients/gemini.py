@@ -12,12 +12,29 @@ make no op. The seed schema's client enum has no Gemini: it is declared ``unknow
 Decisions: ``decision: "deny"`` with ``reason`` (no ``ask`` is documented, so require_approval is
 a deny), plus ``continue: false`` and ``stopReason`` for halt and quarantine; otherwise ``{}``
 (Gemini wants nothing but JSON on stdout). Failing closed is exit 2 with the reason on stderr.
+
+A refused call is closed at once: Gemini runs no ``AfterTool`` for a call its ``BeforeTool``
+hook refused (0.61.0 returns before executing it), and its payloads carry no call id, so the
+bridge pairs post-tools by tool name, oldest first. Left pending, the refused call would pair
+with the next call of the same tool, and that call's success would read as "refused but ran"
+(the receipt downgraded to ``observed_only``). The hook therefore sends the bridge a
+``post-tool`` with status ``denied`` right after the refusal. Seen with the real Gemini CLI
+0.61.0 (``tests/live/test_gemini_hooks.py``). Two calls of one tool in flight at once, one
+refused, can still be paired crosswise: without ids nothing tells them apart.
 """
 
 from __future__ import annotations
 
+import os
+
 from caesar_core.bridge.clients.claude_code import STOPPING, reason_of
-from caesar_core.bridge.clients.common import Answer, PayloadError, int_field, text_field
+from caesar_core.bridge.clients.common import (
+    Answer,
+    PayloadError,
+    call_bridge,
+    int_field,
+    text_field,
+)
 from caesar_core.bridge.clients.driver import Adapter, drive, options
 from caesar_core.bridge.clients.flow import Client, Step
 
@@ -146,6 +163,36 @@ def fail(event: str | None, reason: str) -> Answer:
     return Answer({}, stderr=f"{text} (event {event} not blocked)")
 
 
+def close_refused(step: Step, response: Mapping[str, Any], env: Mapping[str, str]) -> None:
+    """After a refused ``BeforeTool``: tell the bridge the call ended, denied (see above)."""
+    if response.get("op") != "pre-tool" or response.get("decision") == "allow":
+        return
+    admission = response.get("admission_id")
+    if not isinstance(admission, str) or not admission:
+        return
+    call_bridge(
+        {
+            "op": "post-tool",
+            "admission_id": admission,
+            "tool": step.tool,
+            "status": "denied",
+            "duration_ms": None,
+            "result": None,
+        },
+        env,
+    )
+
+
 def main(argv: list[str]) -> int:
     client, _ = options(argv, CLIENT)
-    return drive(Adapter(client, event_of, parse, render, fail))
+    env = dict(os.environ)
+
+    def render_and_close(
+        event: str, step: Step, response: dict[str, Any] | None, payload: Mapping[str, Any]
+    ) -> Answer:
+        answer = render(event, step, response, payload)
+        if event == "BeforeTool" and response is not None:
+            close_refused(step, response, env)
+        return answer
+
+    return drive(Adapter(client, event_of, parse, render_and_close, fail), env=env)

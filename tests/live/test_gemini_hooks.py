@@ -1,0 +1,104 @@
+"""The real Gemini CLI (0.61.0), gated by ``caesar bridge`` through the hooks ``caesar hooks
+install gemini`` writes, inside a caesar task: a rule denies one command before it runs, the
+others go on, and the turn ends with a receipt in the bridge's spool.
+
+What the CLI needs, found by running it: the project hooks in ``.gemini/settings.json`` run
+headless only in a trusted workspace; ``--skip-trust`` alone lets an untrusted folder run but
+ignores its project settings, hooks included, without a word (the refused command simply
+ran). The adapter therefore sets ``GEMINI_CLI_TRUST_WORKSPACE=true`` for every run, and the
+test passes nothing extra: ``caesar run --agent gemini`` honours the project's hooks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.live.modelserver import Say, Script, Shell, WriteFile
+from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
+from tests.runner.conftest import caesar, git
+
+CANARY = "AKIA" + "QWERTYUIOPASDFGH"
+"""A cloud key in the command: the bridge may keep a redacted summary, never the key."""
+RULES = """
+[[bridge.rule]]
+tool = "run_shell_command"
+match = "*rm -rf*"
+decision = "deny"
+reason = "no recursive deletes"
+"""
+
+
+def _project(repo: Path) -> None:
+    """Data to delete, the installed hooks committed (the task's worktree is made from HEAD),
+    and the rule in the project's configuration."""
+    (repo / "keep").mkdir()
+    (repo / "keep" / "data.txt").write_text("precious\n")
+    installed = caesar(repo, "hooks", "install", "gemini", "--root", str(repo))
+    assert installed.returncode == 0, installed.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "hooks and data")
+    (repo / ".caesar").mkdir(exist_ok=True)
+    (repo / ".caesar" / "config.toml").write_text(RULES)
+
+
+def _script() -> Script:
+    return Script(
+        [
+            Shell(f"rm -rf keep  # {CANARY}"),
+            Shell(SHELL_COMMAND),
+            WriteFile("{report_path}", json.dumps(report())),
+            Say("Done."),
+        ]
+    )
+
+
+def _stream(run_lines: list[str], kind: str) -> list[dict[str, object]]:
+    found = []
+    for line in run_lines:
+        if line.startswith("{"):
+            item = json.loads(line)
+            if item.get("type") == kind:
+                found.append(item)
+    return found
+
+
+def test_a_bridge_rule_denies_a_real_gemini_command_through_its_hook(
+    repo: Path, tmp_path: Path
+) -> None:
+    _project(repo)
+    state = tmp_path / "state"
+
+    run = run_live(
+        "gemini",
+        repo,
+        tmp_path / "home",
+        _script(),
+        env={"CAESAR_STATE_DIR": str(state)},
+    )
+
+    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-30:])
+    workspace = Path(run.outcome["workspace"])
+    assert (workspace / "keep" / "data.txt").read_text() == "precious\n"  # denied before it ran
+    assert (workspace / SHELL_FILE).exists()  # the next command was allowed
+    assert "project-level hooks have been detected" in "\n".join(run.raw_lines())
+    results = _stream(run.raw_lines(), "tool_result")
+    assert results[0]["status"] == "error"
+    assert "no recursive deletes" in json.dumps(results[0])
+    assert [r["status"] for r in results[1:]] == ["success", "success"]
+    calls = [e for e in run.events() if e["type"] == "tool_use"]
+    assert len({c["id"] for c in calls}) * 2 == len(calls)  # each call once: no hook duplicates
+    receipts = list((state / "bridge" / "spool").glob("*.json"))
+    assert len(receipts) == 1
+    receipt = json.loads(receipts[0].read_text())
+    assert receipt["tool_calls"] == 3
+    assert receipt["delivery"] == "local_spool"
+    # The refused call is not taken for one that ran anyway: the gate stayed in the path.
+    assert receipt["certification_strength"] == "project_hook"
+    assert receipt["failures"] == 0
+    # the bridge keeps no secret, and the events show the command redacted (raw.log is the
+    # CLI's own output, kept as it came)
+    for path in [*state.rglob("*"), run.task_dir / "events.jsonl"]:
+        if path.is_file():
+            assert CANARY.encode() not in path.read_bytes(), path
+    assert "[REDACTED:aws_access_key]" in (run.task_dir / "events.jsonl").read_text()
