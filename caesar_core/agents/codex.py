@@ -236,8 +236,10 @@ def _shown(text: str) -> str:
 
 
 def _toml(value: object) -> str:
-    """A TOML value for ``-c key=value`` (a JSON string or array of strings is valid TOML)."""
-    return json.dumps(value)
+    """A TOML value for ``-c key=value`` (codex parses the value as TOML)."""
+    import tomlkit
+
+    return tomlkit.item(value).as_string()
 
 
 class CodexAdapter:
