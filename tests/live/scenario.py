@@ -47,6 +47,14 @@ def report(summary: str = "Created two files as asked.") -> dict[str, Any]:
     }
 
 
+def channel_report(summary: str = "Reported through the channel.") -> dict[str, Any]:
+    """The report as ``submit_report`` arguments (the channel fills protocol and task id)."""
+    fields = report(summary)
+    del fields["protocol"], fields["task_id"]
+    fields["changes"] = [{"path": SHELL_FILE, "action": "created"}]
+    return fields
+
+
 def standard_script(tier: str) -> Script:
     """The scenario for ``tier``: schema ends with the report as the final message, file
     writes it to ``$CAESAR_REPORT_PATH`` with the file tool and then says so."""

@@ -8,32 +8,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.live.gating import CANARY, assert_no_secret_kept, hooked_project, rule
 from tests.live.modelserver import Say, Script, Shell, WriteFile
 from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
-from tests.runner.conftest import caesar, git
 
-CANARY = "AKIA" + "QWERTYUIOPASDFGH"
-"""A cloud key in the command: the bridge may keep a redacted summary, never the key."""
-RULES = """
-[[bridge.rule]]
-tool = "Bash"
-match = "*rm -rf*"
-decision = "deny"
-reason = "no recursive deletes"
-"""
+RULES = rule("Bash", "*rm -rf*", "no recursive deletes")
 
 
 def test_a_bridge_rule_denies_a_real_claude_command_through_its_hook(
     repo: Path, tmp_path: Path
 ) -> None:
-    (repo / "keep").mkdir()
-    (repo / "keep" / "data.txt").write_text("precious\n")
-    installed = caesar(repo, "hooks", "install", "claude-code", "--root", str(repo))
-    assert installed.returncode == 0, installed.stderr
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "hooks and data")
-    (repo / ".caesar").mkdir(exist_ok=True)
-    (repo / ".caesar" / "config.toml").write_text(RULES)
+    hooked_project(repo, "claude-code", RULES)
     state = tmp_path / "state"
     script = Script(
         [
@@ -65,9 +50,4 @@ def test_a_bridge_rule_denies_a_real_claude_command_through_its_hook(
     receipt = json.loads(receipts[0].read_text())
     assert receipt["tool_calls"] >= 3
     assert receipt["delivery"] == "local_spool"
-    # the bridge keeps no secret, and the events show the command redacted (raw.log is the
-    # CLI's own output, kept as it came)
-    for path in [*state.rglob("*"), run.task_dir / "events.jsonl"]:
-        if path.is_file():
-            assert CANARY.encode() not in path.read_bytes(), path
-    assert "[REDACTED:aws_access_key]" in (run.task_dir / "events.jsonl").read_text()
+    assert_no_secret_kept(state, run.task_dir)

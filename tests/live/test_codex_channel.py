@@ -12,18 +12,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from tests.live.modelserver import CallTool, Say, Script, Shell
-from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
-
-
-def channel_report() -> dict[str, Any]:
-    fields = report("Reported through the channel.")
-    fields.pop("protocol")
-    fields.pop("task_id")
-    fields["changes"] = [{"path": SHELL_FILE, "action": "created"}]
-    return fields
+from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, channel_report, run_live
 
 
 def test_codex_submits_its_report_through_the_channel(repo: Path, tmp_path: Path) -> None:

@@ -26,34 +26,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.live.gating import CANARY, hooked_project, rule
 from tests.live.modelserver import Say, Script, Shell
 from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
-from tests.runner.conftest import caesar, git
 
-CANARY = "AKIA" + "QWERTYUIOPASDFGH"
-"""A cloud key in the command: the bridge may keep a redacted summary, never the key."""
-RULES = """
-[[bridge.rule]]
-tool = "Bash"
-match = "*rm keep*"
-decision = "deny"
-reason = "keep/ is not to be deleted"
-"""
+RULES = rule("Bash", "*rm keep*", "keep/ is not to be deleted")
 TRUST_PROJECT = "--trust"
 TRUST_HOOKS = "--dangerously-bypass-hook-trust"
-
-
-def _project(repo: Path) -> None:
-    """Data to delete, the installed hooks committed (the task's worktree is made from HEAD),
-    and the rule in the project's configuration."""
-    (repo / "keep").mkdir()
-    (repo / "keep" / "data.txt").write_text("precious\n")
-    installed = caesar(repo, "hooks", "install", "codex", "--root", str(repo))
-    assert installed.returncode == 0, installed.stderr
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "hooks and data")
-    (repo / ".caesar").mkdir(exist_ok=True)
-    (repo / ".caesar" / "config.toml").write_text(RULES)
 
 
 def _script() -> Script:
@@ -65,7 +44,7 @@ def _script() -> Script:
 def test_a_bridge_rule_denies_a_real_codex_command_through_its_hook(
     repo: Path, tmp_path: Path
 ) -> None:
-    _project(repo)
+    hooked_project(repo, "codex", RULES)
     state = tmp_path / "state"
     home = tmp_path / "home"
 
@@ -121,7 +100,7 @@ def test_codex_runs_no_project_hooks_without_both_trusts(
 ) -> None:
     """Either trust alone is not enough, and codex says nothing of the skipped hooks in its
     JSON stream: the refused command runs and the bridge never hears of the turn."""
-    _project(repo)
+    hooked_project(repo, "codex", RULES)
     state = tmp_path / "state"
 
     run = run_live(

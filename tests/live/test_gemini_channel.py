@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from tests.live.modelserver import CallTool, Say, Script, Shell
-from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
+from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, channel_report, run_live
 from tests.runner.conftest import caesar, git
 
 
@@ -20,10 +20,7 @@ def test_gemini_submits_its_report_through_the_channel(repo: Path, tmp_path: Pat
     (repo / ".gemini" / "settings.json").write_text('{"mine": true}\n')
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "project settings")
-    fields = report("Reported through the channel.")
-    for key in ("protocol", "task_id"):
-        fields.pop(key)
-    fields["changes"] = [{"path": SHELL_FILE, "action": "created"}]
+    fields = channel_report()
     script = Script(
         [
             Shell(SHELL_COMMAND),

@@ -14,32 +14,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.live.gating import CANARY, assert_no_secret_kept, hooked_project, rule
 from tests.live.modelserver import Say, Script, Shell, WriteFile
 from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
-from tests.runner.conftest import caesar, git
 
-CANARY = "AKIA" + "QWERTYUIOPASDFGH"
-"""A cloud key in the command: the bridge may keep a redacted summary, never the key."""
-RULES = """
-[[bridge.rule]]
-tool = "run_shell_command"
-match = "*rm -rf*"
-decision = "deny"
-reason = "no recursive deletes"
-"""
-
-
-def _project(repo: Path) -> None:
-    """Data to delete, the installed hooks committed (the task's worktree is made from HEAD),
-    and the rule in the project's configuration."""
-    (repo / "keep").mkdir()
-    (repo / "keep" / "data.txt").write_text("precious\n")
-    installed = caesar(repo, "hooks", "install", "gemini", "--root", str(repo))
-    assert installed.returncode == 0, installed.stderr
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "hooks and data")
-    (repo / ".caesar").mkdir(exist_ok=True)
-    (repo / ".caesar" / "config.toml").write_text(RULES)
+RULES = rule("run_shell_command", "*rm -rf*", "no recursive deletes")
 
 
 def _script() -> Script:
@@ -66,7 +45,7 @@ def _stream(run_lines: list[str], kind: str) -> list[dict[str, object]]:
 def test_a_bridge_rule_denies_a_real_gemini_command_through_its_hook(
     repo: Path, tmp_path: Path
 ) -> None:
-    _project(repo)
+    hooked_project(repo, "gemini", RULES)
     state = tmp_path / "state"
 
     run = run_live(
@@ -96,9 +75,4 @@ def test_a_bridge_rule_denies_a_real_gemini_command_through_its_hook(
     # The refused call is not taken for one that ran anyway: the gate stayed in the path.
     assert receipt["certification_strength"] == "project_hook"
     assert receipt["failures"] == 0
-    # the bridge keeps no secret, and the events show the command redacted (raw.log is the
-    # CLI's own output, kept as it came)
-    for path in [*state.rglob("*"), run.task_dir / "events.jsonl"]:
-        if path.is_file():
-            assert CANARY.encode() not in path.read_bytes(), path
-    assert "[REDACTED:aws_access_key]" in (run.task_dir / "events.jsonl").read_text()
+    assert_no_secret_kept(state, run.task_dir)
