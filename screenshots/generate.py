@@ -13,17 +13,19 @@ from snapshots.scene import HELPER, IMPLEMENTER, REVIEWER, scene_app
 from snapshots.test_app_snapshot import SIZE, steps
 
 SCREENS = {
-    "tree-activity": (("1",), IMPLEMENTER),
-    "questions": (("2",), HELPER),
-    "diff": (("3",), IMPLEMENTER),
-    "report": (("4",), REVIEWER),
-    "help": (("question_mark",), IMPLEMENTER),
+    "tree-activity": (("1",), IMPLEMENTER, False),
+    "questions": (("2",), HELPER, False),
+    "diff": (("3",), IMPLEMENTER, False),
+    "report": (("4",), REVIEWER, False),
+    "help": (("question_mark",), IMPLEMENTER, False),
+    "approval": (("a",), HELPER, True),
 }
+"""name -> (keys pressed, task selected, a tool call held for approval in the scene)."""
 
 
-def render(name: str, keys: tuple[str, ...], select: str, out: Path) -> None:
+def render(name: str, keys: tuple[str, ...], select: str, approval: bool, out: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="caesar-screens-") as tmp:
-        app = scene_app(Path(tmp) / "project")
+        app = scene_app(Path(tmp) / "project", with_approval=approval)
 
         async def auto(pilot: object) -> None:
             await steps(*keys, select=select)(pilot)  # type: ignore[arg-type]
@@ -36,8 +38,8 @@ def render(name: str, keys: tuple[str, ...], select: str, out: Path) -> None:
 
 def main() -> None:
     out = Path(__file__).parent
-    for name, (keys, select) in SCREENS.items():
-        render(name, keys, select, out)
+    for name, (keys, select, approval) in SCREENS.items():
+        render(name, keys, select, approval, out)
 
 
 if __name__ == "__main__":
