@@ -1,8 +1,10 @@
 """``caesar watch``: every task of a project, live, with the means to act on them.
 
-The App stays thin: it lays out the panes, routes keys to actions, starts workers, and
-carries actions out through caesar_core exactly as the CLI does. Reading files, computing
-diffs and writing answers all happen in workers; results come back as messages.
+The App stays thin: it lays out the panes, follows the project, and routes keys and messages
+to two helpers: :class:`~caesar_tui.detail.DetailLoader` reads what the detail tabs show,
+:class:`~caesar_tui.actions.TaskActions` carries actions out through caesar_core exactly as the
+CLI does. Reading files, computing diffs and writing answers all happen in workers; results
+come back as messages.
 """
 
 from __future__ import annotations
@@ -20,19 +22,15 @@ from textual.notifications import SeverityLevel
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from caesar_core.errors import CaesarError
-from caesar_core.events.tail import LineTail
 from caesar_core.git import TreeDiff
-from caesar_core.protocol.approvals import ApprovalDecision
-from caesar_core.protocol.documents import read_report
 from caesar_core.protocol.event import Event
-from caesar_core.protocol.report import Report
-from caesar_core.runner import control, worktrees
-from caesar_core.store.approvals import answer_approval
+from caesar_core.runner import worktrees
 from caesar_core.store.record import TaskRecord, TaskStatus
 from caesar_core.watch import TaskView
 from caesar_core.watch.monitor import RECENT_EVENTS
+from caesar_tui.actions import TaskActions
 from caesar_tui.clock import Clock, system_clock
+from caesar_tui.detail import DetailLoader
 from caesar_tui.messages import (
     AnswerRequested,
     ApplyDone,
@@ -41,7 +39,6 @@ from caesar_tui.messages import (
     HistoryLoaded,
     ProjectUpdated,
 )
-from caesar_tui.modals.confirm import ConfirmModal
 from caesar_tui.modals.filter import FilterModal
 from caesar_tui.modals.help import HelpModal
 from caesar_tui.source import ProjectSource
@@ -102,10 +99,10 @@ class CaesarApp(App[None]):
         self._history_generation = 0
         """Events of the selected task that arrived while its history was being read."""
         self.filter_text = ""
-        self._log_tail: LineTail | None = None
-        self._log_task: str | None = None
         self.loaded = asyncio.Event()
         """Set once the first scan is on screen: tests and the benchmark wait on it."""
+        self.task_actions = TaskActions(self)
+        self.detail = DetailLoader(self)
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -177,7 +174,7 @@ class CaesarApp(App[None]):
                     self._early.extend(fresh)
                 else:
                     activity.extend(fresh, now)
-                self._refresh_detail(selected, events_done=True)
+                self.detail.refresh(selected)
         if not update.full:
             self._announce(before, update.views)
         self.loaded.set()
@@ -241,7 +238,7 @@ class CaesarApp(App[None]):
         self._early = []
         self._history_generation += 1
         self.load_history(task_id, self._history_generation)
-        self._refresh_detail(task_id, events_done=True)
+        self.detail.refresh(task_id)
 
     @work(thread=True, group="history", exit_on_error=False)
     def load_history(self, task_id: str, generation: int) -> None:
@@ -260,55 +257,9 @@ class CaesarApp(App[None]):
         activity.extend(self._early, now)  # only what the history did not include
         self._early = []
 
-    def _refresh_detail(self, task_id: str, *, events_done: bool) -> None:
-        view = self.views.get(task_id)
-        if view is None:
-            return
-        self._main(QuestionsPane).show(view)
-        self.load_report(view)
-        active = self._main(TabbedContent).active
-        if active == "diff":
-            self.load_diff(view.record)
-        if active == "log":
-            self.load_log(task_id)
-
-    @work(thread=True, group="report", exclusive=True, exit_on_error=False)
-    def load_report(self, view: TaskView) -> None:
-        report: Report | None
-        try:
-            report = read_report(self.source.monitor.store.paths(view.id).report)
-        except (OSError, ValueError, CaesarError):
-            report = None
-        self.call_from_thread(self._main(ReportView).show, view, report)
-
-    @work(thread=True, group="diff", exclusive=True, exit_on_error=False)
-    def load_diff(self, record: TaskRecord) -> None:
-        try:
-            diff = self.diff_provider(record)
-            self.post_message(DiffReady(record.id, diff))
-        except (CaesarError, OSError) as error:
-            self.post_message(DiffReady(record.id, None, str(error)))
-
     def on_diff_ready(self, message: DiffReady) -> None:
-        if self._shutting_down():
-            return
-        if message.task_id == self._main(TaskTree).selected_id:
-            if message.error:
-                self.notify(message.error, title="Diff", severity="error")
-            self._main(DiffView).show(message.task_id, message.diff)
-
-    @work(thread=True, group="log", exclusive=True, exit_on_error=False)
-    def load_log(self, task_id: str) -> None:
-        reset = False
-        if self._log_task != task_id or self._log_tail is None:
-            if self._log_tail is not None:
-                self._log_tail.close()
-            self._log_tail = LineTail(self.source.monitor.store.paths(task_id).raw_log)
-            self._log_task = task_id
-            reset = True
-        chunk = self._log_tail.read()
-        lines = [line.decode("utf-8", errors="replace") for line in chunk.lines]
-        self.call_from_thread(self._main(LogView).show, task_id, lines, reset or chunk.reset)
+        if not self._shutting_down():
+            self.detail.diff_ready(message, self._main(TaskTree).selected_id)
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
@@ -316,7 +267,7 @@ class CaesarApp(App[None]):
             return
         task_id = self._main(TaskTree).selected_id
         if task_id is not None:
-            self._refresh_detail(task_id, events_done=True)
+            self.detail.refresh(task_id)
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -369,133 +320,32 @@ class CaesarApp(App[None]):
     def _questions_left(self) -> None:
         self._main(TaskTree).focus()
 
+    # -- writes: carried out by TaskActions (caesar_tui/actions.py) ---------------------------
+
     @on(AnswerRequested)
     def _answer(self, message: AnswerRequested) -> None:
-        self.write_answer(message.task_id, message.question_id, message.answer)
-
-    @work(thread=True, group="act", exit_on_error=False)
-    def write_answer(self, task_id: str, question_id: str, answer: str) -> None:
-        try:
-            control.answer(self.source.monitor.store, task_id, question_id, answer, by="watch")
-            self.call_from_thread(self.notify, f"answered: {answer}", title=question_id)
-        except CaesarError as error:
-            self.call_from_thread(self.notify, str(error), title="Answer", severity="error")
-            self.call_from_thread(self._main(QuestionsPane).reopen, question_id)
+        self.task_actions.answer(message.task_id, message.question_id, message.answer)
 
     @on(ApprovalRequested)
     def _decide(self, message: ApprovalRequested) -> None:
-        self.write_decision(message.task_id, message.approval_id, message.decision)
-
-    @work(thread=True, group="act", exit_on_error=False)
-    def write_decision(self, task_id: str, approval_id: str, decision: ApprovalDecision) -> None:
-        """Like ``caesar approve``: the first answer wins (a person, or the bridge's timeout)."""
-        try:
-            task_dir = self.source.monitor.store.paths(task_id).root
-            answer_approval(task_dir, approval_id, decision, by="watch")
-            done = "allowed" if decision == "allow" else "denied"
-            self.call_from_thread(self.notify, done, title=approval_id)
-        except CaesarError as error:
-            self.call_from_thread(self.notify, str(error), title="Approval", severity="error")
-            self.call_from_thread(self._main(QuestionsPane).reopen_approval, approval_id)
+        self.task_actions.decide(message.task_id, message.approval_id, message.decision)
 
     def _selected_record(self) -> TaskRecord | None:
         task_id = self._main(TaskTree).selected_id
         return self.views[task_id].record if task_id in self.views else None
 
     def action_apply(self) -> None:
-        record = self._selected_record()
-        if record is None:
-            return
-        if not record.worktree_path:
-            self.notify("this task ran in place: its changes are already in your tree")
-            return
-        diff_view = self._main(DiffView)
-        paths: list[str] | None = None
-        if diff_view.task_id == record.id and diff_view.diff is not None:
-            if not diff_view.selected_paths:
-                self.notify("no file selected in the Diff tab (space toggles, a selects all)")
-                return
-            if not diff_view.all_selected:
-                paths = diff_view.selected_paths
-        body = paths if paths is not None else ["every file of the task's diff"]
-
-        def decided(confirmed: bool | None) -> None:
-            if confirmed:
-                self.apply_task(record, paths)
-
-        self.push_screen(
-            ConfirmModal(f"Apply {record.id[2:10]} to your working tree?", body), decided
-        )
-
-    @work(thread=True, group="act", exit_on_error=False)
-    def apply_task(self, record: TaskRecord, paths: list[str] | None) -> None:
-        try:
-            result = worktrees.apply(self.source.monitor.store, record, paths)
-            self.post_message(ApplyDone(record.id, result))
-        except CaesarError as error:
-            self.post_message(ApplyDone(record.id, None, str(error)))
+        self.task_actions.apply(self._selected_record())
 
     def on_apply_done(self, message: ApplyDone) -> None:
-        if self._shutting_down():
-            return
-        result = message.result
-        if result is None:
-            self.notify(message.error or "apply failed", title="Apply", severity="error")
-        elif result.applied:
-            self.notify(f"applied {len(result.files)} file(s), not committed", title="Apply")
-        else:
-            self.push_screen(
-                ConfirmModal(
-                    "Conflicts: nothing was applied",
-                    [f"conflict: {path}" for path in result.conflicts],
-                    conflicts=result.conflicts,
-                )
-            )
+        if not self._shutting_down():
+            self.task_actions.applied(message)
 
     def action_cancel_task(self) -> None:
-        record = self._selected_record()
-        if record is None or record.status.terminal:
-            self.notify("the selected task has already ended")
-            return
-
-        def decided(confirmed: bool | None) -> None:
-            if confirmed:
-                self.cancel_task(record.id)
-
-        self.push_screen(ConfirmModal(f"Cancel {record.id[2:10]}?", [record.objective]), decided)
-
-    @work(thread=True, group="act", exit_on_error=False)
-    def cancel_task(self, task_id: str) -> None:
-        try:
-            control.cancel(self.source.monitor.store, task_id, by="watch")
-        except CaesarError as error:
-            self.call_from_thread(self.notify, str(error), title="Cancel", severity="error")
+        self.task_actions.cancel(self._selected_record())
 
     def action_discard(self) -> None:
-        record = self._selected_record()
-        if record is None or not record.worktree_path:
-            self.notify("the selected task has no worktree to discard")
-            return
-
-        def decided(confirmed: bool | None) -> None:
-            if confirmed:
-                self.discard_task(record)
-
-        self.push_screen(
-            ConfirmModal(
-                f"Discard the worktree of {record.id[2:10]}?",
-                [record.worktree_path, "work never applied is kept: use `caesar discard --force`"],
-            ),
-            decided,
-        )
-
-    @work(thread=True, group="act", exit_on_error=False)
-    def discard_task(self, record: TaskRecord) -> None:
-        try:
-            worktrees.discard(self.source.monitor.store, record)
-            self.call_from_thread(self.notify, "worktree discarded", title=record.id[2:10])
-        except CaesarError as error:
-            self.call_from_thread(self.notify, str(error), title="Discard", severity="error")
+        self.task_actions.discard(self._selected_record())
 
     def action_filter(self) -> None:
         def chosen(text: str | None) -> None:
@@ -525,8 +375,7 @@ class CaesarApp(App[None]):
         self.push_screen(HelpModal(rows))
 
     async def on_unmount(self) -> None:
-        if self._log_tail is not None:
-            self._log_tail.close()
+        self.detail.close()
         self.source.close()
 
 
