@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,15 +28,29 @@ PACKAGES = {
 """The executable each npm package installs."""
 
 
-def cli_path(name: str) -> Path:
-    """The installed executable, or a skip that says why it is not there."""
+def missing(name: str) -> str | None:
+    """Why ``name`` cannot run here, or None when ``make clis`` installed it."""
     path = BIN / name
-    if not (path.exists() and os.access(path, os.X_OK)):
-        pytest.skip(
-            f"{name} is not installed in {CACHE} (run `make clis`; it needs npm and the npm "
-            f"registry for {PACKAGES[name]}@{PINNED[PACKAGES[name]]})"
-        )
-    return path
+    if path.exists() and os.access(path, os.X_OK):
+        return None
+    return (
+        f"{name} is not installed in {CACHE} (run `make clis`; it needs npm and the npm "
+        f"registry for {PACKAGES[name]}@{PINNED[PACKAGES[name]]})"
+    )
+
+
+def requires(name: str) -> pytest.MarkDecorator:
+    """Mark a live test module: skipped, with the reason, only where the CLI is missing."""
+    reason = missing(name)
+    return pytest.mark.skipif(reason is not None, reason=reason or "")
+
+
+def cli_path(name: str) -> Path:
+    """The installed executable (a test asking for it is marked with ``requires``)."""
+    reason = missing(name)
+    if reason is not None:
+        raise RuntimeError(reason)
+    return BIN / name
 
 
 def cli_version(name: str) -> str:
@@ -49,10 +62,3 @@ def path_with_clis(env: dict[str, str] | None = None) -> str:
     """PATH with the CLIs first, so ``caesar run --agent codex`` finds ours."""
     base = (env or os.environ).get("PATH", "")
     return f"{BIN}{os.pathsep}{base}"
-
-
-def installed_version(name: str) -> str:
-    done = subprocess.run(
-        [str(cli_path(name)), "--version"], capture_output=True, text=True, timeout=60, check=False
-    )
-    return done.stdout.strip()

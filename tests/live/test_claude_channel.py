@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.live.clis import requires
 from tests.live.modelserver import CallTool, Say, Script, Shell
 from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, channel_report, run_live
+
+pytestmark = requires("claude")
 
 
 def test_claude_submits_its_report_through_the_channel(repo: Path, tmp_path: Path) -> None:

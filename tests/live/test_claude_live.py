@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.live.clis import cli_path, cli_version
+from tests.live.clis import cli_path, cli_version, requires
 from tests.live.modelserver import Say, Script, Shell, WriteFile
 from tests.live.scenario import (
     SHELL_FILE,
@@ -27,6 +27,8 @@ from tests.live.scenario import (
     standard_script,
 )
 from tests.runner.conftest import caesar, git
+
+pytestmark = requires("claude")
 
 NET_FILE = "net.txt"
 NET_PROBE = (
@@ -115,6 +117,9 @@ def sandbox_missing() -> str | None:
     return f"claude's sandbox needs {' and '.join(missing)}" if missing else None
 
 
+SANDBOX_MISSING = sandbox_missing()
+
+
 def net_script() -> Script:
     return Script([Shell(NET_PROBE), WriteFile("{report_path}", json.dumps(report())), Say("ok")])
 
@@ -125,9 +130,11 @@ def test_claude_bash_reaches_the_network_by_default(repo: Path, tmp_path: Path) 
     assert "exit=0" in (Path(run.outcome["workspace"]) / NET_FILE).read_text()
 
 
+@pytest.mark.skipif(
+    SANDBOX_MISSING is not None,
+    reason=f"{SANDBOX_MISSING} (apt install bubblewrap socat); without them claude refuses",
+)
 def test_claude_network_off_cuts_bash_off(repo: Path, tmp_path: Path) -> None:
-    if reason := sandbox_missing():
-        pytest.skip(f"{reason} (apt install bubblewrap socat); without them claude refuses")
     run = run_live("claude", repo, tmp_path / "home", net_script(), args=["--network", "off"])
     assert run.exit_code == 0, run.stderr
     assert not run.server.seen("probe=net"), "Bash reached the network with --network off"

@@ -26,9 +26,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.live.clis import requires
 from tests.live.gating import CANARY, hooked_project, rule
 from tests.live.modelserver import Say, Script, Shell
 from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
+
+pytestmark = requires("codex")
 
 RULES = rule("Bash", "*rm keep*", "keep/ is not to be deleted")
 TRUST_PROJECT = "--trust"

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.live.clis import requires
 from tests.live.modelserver import Say, Script, Shell
 from tests.live.scenario import (
     SHELL_FILE,
@@ -24,6 +25,8 @@ from tests.live.scenario import (
     standard_script,
 )
 from tests.runner.conftest import caesar
+
+pytestmark = requires("codex")
 
 
 def tool_outputs(run: LiveRun) -> list[str]:

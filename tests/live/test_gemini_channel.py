@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.live.clis import requires
 from tests.live.modelserver import CallTool, Say, Script, Shell
 from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, channel_report, run_live
 from tests.runner.conftest import caesar, git
+
+pytestmark = requires("gemini")
 
 
 def test_gemini_submits_its_report_through_the_channel(repo: Path, tmp_path: Path) -> None:

@@ -14,9 +14,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.live.clis import requires
 from tests.live.gating import CANARY, assert_no_secret_kept, hooked_project, rule
 from tests.live.modelserver import Say, Script, Shell, WriteFile
 from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
+
+pytestmark = requires("gemini")
 
 RULES = rule("run_shell_command", "*rm -rf*", "no recursive deletes")
 

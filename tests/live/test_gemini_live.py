@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.live.clis import requires
 from tests.live.modelserver import Say, Script, Shell, WriteFile
 from tests.live.scenario import (
     SHELL_FILE,
@@ -24,6 +25,8 @@ from tests.live.scenario import (
     standard_script,
 )
 from tests.runner.conftest import caesar, git
+
+pytestmark = requires("gemini")
 
 CLI = "gemini"
 

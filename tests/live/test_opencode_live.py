@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.live.clis import requires
 from tests.live.modelserver import CallTool, Say, Script, Shell, WriteFile
 from tests.live.scenario import (
     SHELL_COMMAND,
@@ -23,6 +24,8 @@ from tests.live.scenario import (
     standard_script,
 )
 from tests.runner.conftest import caesar
+
+pytestmark = requires("opencode")
 
 CLI = "opencode"
 
