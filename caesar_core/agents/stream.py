@@ -17,14 +17,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from caesar_core.bridge.scan import redact
+from caesar_core.bridge.scan import clip, redact
 from caesar_core.protocol.event import EventPayload, ToolStatus, ToolUse
 from caesar_core.protocol.report import Usage
 
 _N = TypeVar("_N", int, float)
-
-SUMMARY_MAX = 200
-"""How much of a tool's input an event shows: enough to recognize the call, never a file."""
 
 SUMMARY_KEYS = (
     "command",
@@ -174,7 +171,7 @@ class JsonStreamTranslator:
 
 
 def summarize(value: object) -> str:
-    """A tool input in one line of at most ``SUMMARY_MAX`` characters."""
+    """A tool input in one line of at most ``scan.SUMMARY_MAX`` (200) characters."""
     if isinstance(value, Mapping):
         for key in SUMMARY_KEYS:
             found = value.get(key)
@@ -191,10 +188,9 @@ def summarize(value: object) -> str:
 
 
 def _clip(text: str) -> str:
-    """One line, at most ``SUMMARY_MAX`` characters, secrets replaced by their kind (the
-    same scanner as the bridge): a summary lands in events.jsonl, which every view shows."""
-    flat = " ".join(redact(text).split())
-    return flat if len(flat) <= SUMMARY_MAX else flat[: SUMMARY_MAX - 1] + "…"
+    """Secrets replaced by their kind (the bridge's scanner), then one line of at most
+    ``scan.SUMMARY_MAX`` characters: a summary lands in events.jsonl, which every view shows."""
+    return clip(redact(text))
 
 
 def _plus(a: _N | None, b: _N | None) -> _N | None:
