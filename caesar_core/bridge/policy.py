@@ -157,12 +157,16 @@ def settings(project: str, env: Mapping[str, str]) -> dict[str, Any]:
     from pathlib import Path
 
     from caesar_core.config import ConfigError, load_config
+    from caesar_core.store.root import project_of_task
 
     xdg = env.get("XDG_CONFIG_HOME", "")
     home = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(env.get("HOME", "~")) / ".config"
-    root = config_root(project, env)
+    # Inside a caesar task, the rules of the project that made it: the worktree the agent
+    # runs in has no .caesar/ of its own.
+    folder = env.get(ENV_TASK_DIR, "")
+    root = (project_of_task(Path(folder)) if folder else None) or Path(project)
     try:
-        bridge = load_config(Path(root), config_home=home.expanduser()).config.bridge
+        bridge = load_config(root, config_home=home.expanduser()).config.bridge
     except ConfigError as problem:
         raise PolicyError(f"configuration refused: {problem}") from None
     return {
@@ -178,20 +182,6 @@ def settings(project: str, env: Mapping[str, str]) -> dict[str, Any]:
         "approval_timeout_s": bridge.approval_timeout.seconds,
         "on_approval_timeout": bridge.on_approval_timeout,
     }
-
-
-def config_root(project: str, env: Mapping[str, str]) -> str:
-    """Whose configuration applies: inside a caesar task, the project that made the task
-    (``<root>/.caesar/tasks/<id>``), not the worktree the agent runs in, which has no
-    ``.caesar/`` of its own; otherwise the project the client names."""
-    folder = env.get(ENV_TASK_DIR, "")
-    if folder:
-        tasks = os.path.dirname(os.path.realpath(folder))
-        if os.path.basename(tasks) == "tasks" and os.path.basename(os.path.dirname(tasks)) == (
-            ".caesar"
-        ):
-            return os.path.dirname(os.path.dirname(tasks))
-    return project
 
 
 def task_constraints(env: Mapping[str, str]) -> tuple[dict[str, Any] | None, list[str]]:

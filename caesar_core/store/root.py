@@ -43,10 +43,13 @@ def find_root(
 
 def _parent_task_root() -> Path | None:
     task_dir = os.environ.get("CAESAR_TASK_DIR")
-    if not task_dir:
+    return project_of_task(Path(task_dir)) if task_dir else None
+
+
+def project_of_task(task_dir: Path) -> Path | None:
+    """The project root a task directory belongs to (``<root>/.caesar/tasks/<id>``), or None
+    when the path does not have that shape."""
+    if task_dir.parent.name != "tasks" or task_dir.parent.parent.name != CAESAR_DIR:
         return None
-    path = Path(task_dir)
-    if path.parent.name != "tasks" or path.parent.parent.name != CAESAR_DIR:
-        return None
-    root = path.parent.parent.parent
+    root = task_dir.parent.parent.parent
     return root.resolve() if (root / CAESAR_DIR).is_dir() else None
