@@ -102,8 +102,11 @@ def wait(
     return on_timeout, "timeout"
 
 
-def hold(admission: Mapping[str, Any], tool: str, summary: str, why: str) -> tuple[str, str, str]:
-    """Ask in the admission's task directory and wait: ``(decision, reason, approval_id)``.
+def hold(
+    admission: Mapping[str, Any], tool: str, summary: str, why: str
+) -> tuple[str, str, str, str]:
+    """Ask in the admission's task directory and wait: ``(decision, reason, approval_id, by)``,
+    ``by`` naming who decided (``cli``, ``watch``…) or ``timeout``.
 
     The reason says who decided (``approval ap_… allowed by cli``) or that time ran out,
     so the agent (and the trace) can tell a person's no from a timeout's.
@@ -128,4 +131,4 @@ def hold(admission: Mapping[str, Any], tool: str, summary: str, why: str) -> tup
     else:
         verb = "allowed" if decision == "allow" else "denied"
         reason = f"approval {approval_id} {verb} by {by or 'someone'}"
-    return decision, reason, approval_id
+    return decision, reason, approval_id, by or "someone"

@@ -127,7 +127,7 @@ def pre_tool(request: dict[str, Any], state: State, env: Mapping[str, str], now:
             state, admission, now, {**line, "decision": "require_approval", "rule": ruling.source}
         )
         state.write_admission(admission)
-    decision, reason, approval_id = _hold(admission, tool, summary, ruling.reason)
+    decision, reason, approval_id, by = _hold(admission, tool, summary, ruling.reason)
     with state.locked(admission_id):
         admission = load(state, admission_id)
         if admission.get("closed"):  # finalized while a person decided: the turn is over
@@ -139,7 +139,8 @@ def pre_tool(request: dict[str, Any], state: State, env: Mapping[str, str], now:
         line["approval_id"] = approval_id
         _settle(state, admission, now, line, decision, reason, ruling.source)
         state.write_admission(admission)
-    return respond("pre-tool", decision, admission, reason=reason)
+    # Who decided, for adapters: a person's allow needs no second prompt in the client.
+    return respond("pre-tool", decision, admission, reason=reason, decided_by=by)
 
 
 def _settle(
@@ -160,7 +161,9 @@ def _settle(
     record(state, admission, now, {**line, "decision": decision, "reason": reason, "rule": source})
 
 
-def _hold(admission: Mapping[str, Any], tool: str, summary: str, why: str) -> tuple[str, str, str]:
+def _hold(
+    admission: Mapping[str, Any], tool: str, summary: str, why: str
+) -> tuple[str, str, str, str]:
     from caesar_core.bridge.approve import hold  # pathlib and fs: only when someone must decide
 
     return hold(admission, tool, summary, why)

@@ -169,6 +169,9 @@ class BridgeResponse(LifecycleModel):
     report_url: str | None = None
     receipt: Receipt | None = None
     context: str | None = None
+    decided_by: str | None = None
+    """Ours, on a pre-tool that was held for approval: who decided (``cli``, ``watch``…) or
+    ``timeout``, so an adapter can tell a person's allow from a timeout's."""
 
 
 REQUEST_ADAPTER: TypeAdapter[LifecycleRequest] = TypeAdapter(LifecycleRequest)

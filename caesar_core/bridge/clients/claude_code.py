@@ -20,7 +20,6 @@ fails closed: deny JSON and exit 2.
 
 from __future__ import annotations
 
-import re
 import sys
 
 from caesar_core.bridge.clients.common import (
@@ -42,8 +41,6 @@ CLIENT = Client("claude-code", "claude-code")
 PRE_TOOL_EVENTS = frozenset({"PreToolUse"})
 PROMPT_EVENTS = frozenset({"UserPromptSubmit"})
 STOPPING = frozenset({"halt", "quarantine"})
-_PERSON_ALLOWED = re.compile(r"approval ap_[0-9a-f]+ allowed by ")
-"""The bridge's reason for an allow a person gave (a timeout's allow is not one)."""
 
 
 def reason_of(response: Mapping[str, Any]) -> str:
@@ -54,10 +51,8 @@ def reason_of(response: Mapping[str, Any]) -> str:
 
 def approved_by_person(response: Mapping[str, Any]) -> bool:
     """An allow that a person gave through caesar (so Claude should not ask again)."""
-    if isinstance(response.get("approval_id"), str):
-        return True
-    reason = response.get("reason")
-    return isinstance(reason, str) and _PERSON_ALLOWED.match(reason) is not None
+    decided_by = response.get("decided_by")
+    return isinstance(decided_by, str) and decided_by != "timeout"
 
 
 # -- payload -> step ------------------------------------------------------------------------
