@@ -55,6 +55,22 @@ def channel_report(summary: str = "Reported through the channel.") -> dict[str, 
     return fields
 
 
+def assert_reported_through_channel(run: LiveRun, progress: Sequence[str] = ()) -> None:
+    """The run ended well, its report came through ``submit_report``, the task named its
+    channel, ``progress`` are the channel's progress events, every call succeeded, and the
+    scenario's shell step ran in the workspace."""
+    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-20:])
+    assert run.outcome["report_source"] == "channel"
+    assert run.outcome["report"]["summary"] == "Reported through the channel."
+    task = json.loads((run.task_dir / "task.json").read_text())
+    assert task["channel"]["server_name"] == "caesar"
+    events = run.events()
+    assert [e["message"] for e in events if e["type"] == "progress"] == list(progress)
+    ends = [e for e in events if e["type"] == "tool_use" and e["status"] != "started"]
+    assert all(e["status"] == "succeeded" for e in ends), ends
+    assert (Path(run.outcome["workspace"]) / SHELL_FILE).exists()
+
+
 def standard_script(tier: str) -> Script:
     """The scenario for ``tier``: schema ends with the report as the final message, file
     writes it to ``$CAESAR_REPORT_PATH`` with the file tool and then says so."""

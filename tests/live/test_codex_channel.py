@@ -10,12 +10,16 @@ channel.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.live.clis import requires
 from tests.live.modelserver import CallTool, Say, Script, Shell
-from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, channel_report, run_live
+from tests.live.scenario import (
+    SHELL_COMMAND,
+    assert_reported_through_channel,
+    channel_report,
+    run_live,
+)
 
 pytestmark = requires("codex")
 
@@ -33,16 +37,7 @@ def test_codex_submits_its_report_through_the_channel(repo: Path, tmp_path: Path
 
     run = run_live("codex", repo, tmp_path / "home", script, args=["--channel"])
 
-    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-20:])
-    assert run.outcome["report_source"] == "channel"
-    assert run.outcome["report"]["summary"] == "Reported through the channel."
-    task = json.loads((run.task_dir / "task.json").read_text())
-    assert task["channel"]["server_name"] == "caesar"
-    progress = [e for e in run.events() if e["type"] == "progress"]
-    assert [p["message"] for p in progress] == ["shell done"]
-    calls = [e for e in run.events() if e["type"] == "tool_use" and e["status"] != "started"]
-    assert all(c["status"] == "succeeded" for c in calls), calls
-    assert (Path(run.outcome["workspace"]) / SHELL_FILE).exists()
+    assert_reported_through_channel(run, progress=["shell done"])
     # the search found the channel's tools under codex's namespace for them
     searched = [
         item
