@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import tomlkit
+
 from tests.runner.conftest import caesar, git
 
 CANARY = "AKIA" + "QWERTYUIOPASDFGH"
@@ -13,10 +15,9 @@ CANARY = "AKIA" + "QWERTYUIOPASDFGH"
 
 
 def rule(tool: str, match: str, reason: str) -> str:
-    return (
-        f'[[bridge.rule]]\ntool = "{tool}"\nmatch = "{match}"\n'
-        f'decision = "deny"\nreason = "{reason}"\n'
-    )
+    """A project configuration with one ``[[bridge.rule]]`` denying what matches."""
+    entry = {"tool": tool, "match": match, "decision": "deny", "reason": reason}
+    return tomlkit.dumps({"bridge": {"rule": [entry]}})
 
 
 def hooked_project(repo: Path, client: str, rules: str) -> None:
