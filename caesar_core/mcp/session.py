@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from caesar_core.runner.engine import Runner, StartFailed
 from caesar_core.runner.sweep import sweep
 from caesar_core.store import mailbox
 from caesar_core.store.ids import check_task_id
-from caesar_core.store.record import TaskRecord
+from caesar_core.store.record import TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore, UnknownTaskError
 
 AWAIT_DEFAULT_MS = 30_000
@@ -39,18 +38,12 @@ RAW_TAIL_CHARS = 20_000
 CANCEL_JOIN_S = 15.0
 
 
-@dataclass
-class _Running:
-    thread: threading.Thread
-    error: BaseException | None = None
-
-
 class Session:
     def __init__(self, root: Path, workspace: Path | None = None) -> None:
         self.root = root
         self.workspace = workspace or root
         self.store = TaskStore(root)
-        self._running: dict[str, _Running] = {}
+        self._running: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
 
     # -- delegate ----------------------------------------------------------------------------
@@ -66,18 +59,20 @@ class Session:
                 f"see `caesar logs {failed.outcome.record.id}`",
             ) from None
         task_id = prepared.task.id
-        running = _Running(threading.Thread(name=f"caesar-task-{task_id}", daemon=True))
 
         def work() -> None:
             try:
                 runner.execute(prepared)
-            except BaseException as error:  # recorded, and the task concluded by the sweep
-                running.error = error
+            except Exception as error:
+                # This process is alive, so no sweep would ever call the task abandoned.
+                reason = f"caesar failed while running the task: {type(error).__name__}: {error}"
+                self.store.conclude(task_id, TaskStatus.FAILED, ended_reason=reason)
+                raise
 
-        running.thread = threading.Thread(target=work, name=running.thread.name, daemon=True)
+        thread = threading.Thread(target=work, name=f"caesar-task-{task_id}", daemon=True)
         with self._lock:
-            self._running[task_id] = running
-        running.thread.start()
+            self._running[task_id] = thread
+        thread.start()
         plan = prepared.plan
         return {
             "task_id": task_id,
@@ -173,9 +168,9 @@ class Session:
     def cancel(self, task_id: str) -> dict[str, Any]:
         record, cancelled = control.cancel(self.store, check_task_id(task_id), by="mcp")
         with self._lock:
-            running = self._running.get(task_id)
-        if running is not None:
-            running.thread.join(CANCEL_JOIN_S)
+            thread = self._running.get(task_id)
+        if thread is not None:
+            thread.join(CANCEL_JOIN_S)
         record = self.store.get(task_id)
         return {"task_id": task_id, "cancelled": cancelled, "status": record.status.value}
 
@@ -217,14 +212,14 @@ class Session:
     def close(self) -> None:
         """The client went away: stop this session's tasks (nobody is left to await them)."""
         with self._lock:
-            running = [(tid, r) for tid, r in self._running.items() if r.thread.is_alive()]
+            running = [(tid, t) for tid, t in self._running.items() if t.is_alive()]
         for task_id, _ in running:
             try:
                 control.cancel(self.store, task_id, by="mcp server shutdown")
             except CaesarError:
                 continue
         for _, item in running:
-            item.thread.join(CANCEL_JOIN_S)
+            item.join(CANCEL_JOIN_S)
 
     # -- helpers -----------------------------------------------------------------------------
 
