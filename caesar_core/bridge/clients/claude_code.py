@@ -30,7 +30,7 @@ from caesar_core.bridge.clients.common import (
     text_field,
 )
 from caesar_core.bridge.clients.driver import Adapter, drive, options
-from caesar_core.bridge.clients.flow import Client, Step
+from caesar_core.bridge.clients.flow import Client, Step, session_ended, turn_finished
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,21 +113,12 @@ def parse_common(
             interrupted=failed and payload.get("is_interrupt") is True,
         )
     if event == "Stop":
-        message = payload.get("last_assistant_message")
-        return Step(
-            "finalize",
-            session=session,
-            project=project,
-            stop_reason="completed",
-            message=message if isinstance(message, str) else None,
-        )
+        return turn_finished(session, project, payload.get("last_assistant_message"))
     if event == "StopFailure":
         error = text_field(payload, "error") or "unknown"
         return Step("abort", session=session, project=project, reason=f"stop_failure: {error}")
     if event == "SessionEnd":
-        why = text_field(payload, "reason") or "other"
-        reason = f"session ended ({why}) before the turn finished"
-        return Step("abort", session=session, project=project, reason=reason)
+        return session_ended(session, project, text_field(payload, "reason"))
     if event == "Notification":
         title = text_field(payload, "title", "notification_type") or "notification"
         message = text_field(payload, "message") or ""

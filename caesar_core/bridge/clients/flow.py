@@ -75,6 +75,24 @@ class Step:
         self.interrupted = interrupted
 
 
+def turn_finished(session: str | None, project: str | None, message: object) -> Step:
+    """The turn's end (Claude ``Stop``, Gemini ``AfterAgent``): finalize, with the assistant's
+    last message for the task's log when the payload has one."""
+    return Step(
+        "finalize",
+        session=session,
+        project=project,
+        stop_reason="completed",
+        message=message if isinstance(message, str) else None,
+    )
+
+
+def session_ended(session: str | None, project: str | None, why: str | None) -> Step:
+    """``SessionEnd``: abort, for the turn that is still open."""
+    reason = f"session ended ({why or 'other'}) before the turn finished"
+    return Step("abort", session=session, project=project, reason=reason)
+
+
 class Client:
     """Who is calling: our adapter's name (claude-code, codex, gemini, vscode), the seed's
     ``clientContext.client`` for it (gemini is ``unknown``), and what is declared."""

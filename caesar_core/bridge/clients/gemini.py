@@ -36,7 +36,7 @@ from caesar_core.bridge.clients.common import (
     text_field,
 )
 from caesar_core.bridge.clients.driver import Adapter, drive, options
-from caesar_core.bridge.clients.flow import Client, Step
+from caesar_core.bridge.clients.flow import Client, Step, session_ended, turn_finished
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,18 +82,9 @@ def parse(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Ste
             step.result = response
         return step
     if event == "AfterAgent":
-        message = payload.get("prompt_response")
-        return Step(
-            "finalize",
-            session=session,
-            project=project,
-            stop_reason="completed",
-            message=message if isinstance(message, str) else None,
-        )
+        return turn_finished(session, project, payload.get("prompt_response"))
     if event == "SessionEnd":
-        why = text_field(payload, "reason") or "other"
-        reason = f"session ended ({why}) before the turn finished"
-        return Step("abort", session=session, project=project, reason=reason)
+        return session_ended(session, project, text_field(payload, "reason"))
     if event == "AfterModel":
         return _telemetry(payload, session, project)
     if event == "Notification":
