@@ -18,6 +18,9 @@ from caesar_tui.messages import ProjectUpdated
 
 DEBOUNCE_MS = 40
 """watchfiles batches changes within this window; well under the 100 ms latency goal."""
+CATCH_UP = "<catch up>"
+"""In a batch from ``changes``: read every task again (what was written before the watcher
+started), not a path."""
 
 
 class ProjectSource:
@@ -53,6 +56,9 @@ class ProjectSource:
 
     def apply(self, paths: Iterable[str]) -> ProjectUpdated:
         """What a batch of changed paths changed (blocking: call it from a thread)."""
+        paths = set(paths)
+        if CATCH_UP in paths:
+            return self._collect(self.monitor.catch_up() | self.monitor.refresh(paths - {CATCH_UP}))
         return self._collect(self.monitor.refresh(paths))
 
     def rescan(self) -> ProjectUpdated:
@@ -83,16 +89,27 @@ class ProjectSource:
         watched = [store.tasks_dir, store.records_dir]
         for directory in watched:
             await asyncio.to_thread(directory.mkdir, parents=True, exist_ok=True)
-        yield {str(directory) for directory in watched}
-        async for batch in awatch(
+        stream = awatch(
             *watched,
             debounce=DEBOUNCE_MS,
             step=10,
             force_polling=self.poll or None,
             poll_delay_ms=100,
             recursive=True,
-        ):
-            yield {path for _, path in batch}
+        )
+        # The watcher first, then the catch-up read: the other order loses whatever is
+        # written between the two (a burst of events right after the first scan stayed
+        # unseen until the next change). awatch registers its watches in its first step.
+        first = asyncio.ensure_future(anext(stream))
+        try:
+            await asyncio.sleep(0)
+            yield {CATCH_UP}
+            yield {path for _, path in await first}
+            async for batch in stream:
+                yield {path for _, path in batch}
+        finally:
+            first.cancel()
+            await stream.aclose()
 
     def close(self) -> None:
         self.monitor.close()

@@ -83,6 +83,11 @@ class _Task:
     held: list[tuple[Approval, ApprovalAnswer | None]] = field(default_factory=list)
 
 
+def _state(task: _Task) -> tuple[object, ...]:
+    """What ``catch_up`` compares to tell a task that changed."""
+    return (task.record, len(task.fresh), task.was_reset, task.questions, task.held)
+
+
 class ProjectMonitor:
     """The state of every task under ``root``; ``refresh`` applies what a watcher saw."""
 
@@ -96,9 +101,26 @@ class ProjectMonitor:
 
     def scan(self) -> set[str]:
         """Read everything once (start-up, or a watcher that lost track); returns task ids."""
+        ids = self._read_all()
+        for task_id in ids:
+            self._tasks[task_id].fresh = []  # history is read on demand, not kept
+        return ids
+
+    def catch_up(self) -> set[str]:
+        """What changed while nobody watched (between the first scan and the moment a
+        watcher started): every task read again by offset, new events kept as fresh;
+        returns the ids of the tasks that changed."""
+        before = {task_id: _state(task) for task_id, task in self._tasks.items()}
+        return {
+            task_id
+            for task_id in self._read_all()
+            if before.get(task_id) != _state(self._tasks[task_id])
+        }
+
+    def _read_all(self) -> set[str]:
         listing = self.store.list()
         self.problems = [f"{path}: {why}" for path, why in listing.problems]
-        changed: set[str] = set()
+        ids: set[str] = set()
         for record in listing.records:
             if self.only and record.id not in self.only:
                 continue
@@ -106,9 +128,8 @@ class ProjectMonitor:
             self._events(record.id)
             self._mailbox(record.id)
             self._approvals(record.id)
-            self._tasks[record.id].fresh = []  # history is read on demand, not kept
-            changed.add(record.id)
-        return changed
+            ids.add(record.id)
+        return ids
 
     def refresh(self, paths: Iterable[Path | str]) -> set[str]:
         """Apply changed paths (from ``watchfiles``); returns the ids of tasks that changed."""

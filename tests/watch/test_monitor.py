@@ -83,3 +83,23 @@ def test_a_replaced_log_resets_the_fold(tmp_path: Path) -> None:
     fresh, reset = monitor.take_fresh(record.id)
     assert reset and [e.type for e in fresh] == ["message"]
     assert monitor.view(record.id, NOW).activity.speech == "second"
+
+
+def test_catch_up_returns_only_the_tasks_that_changed_and_keeps_their_new_events(
+    tmp_path: Path,
+) -> None:
+    """What is written between the first scan and a watcher's start is not lost."""
+    store = TaskStore(tmp_path)
+    quiet, busy = make_record(), make_record()
+    store.create(quiet)
+    paths = store.create(busy)
+    monitor = ProjectMonitor(tmp_path)
+    monitor.scan()
+    with EventWriter(paths.events, busy.id) as events:
+        events.append(Message(text="written before the watcher ran"))
+
+    assert monitor.catch_up() == {busy.id}
+    fresh, _ = monitor.take_fresh(busy.id)
+    assert [e.text for e in fresh if e.type == "message"] == ["written before the watcher ran"]
+    assert monitor.catch_up() == set()
+    monitor.close()
