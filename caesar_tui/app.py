@@ -129,8 +129,9 @@ class CaesarApp(App[None]):
         self.set_interval(1.0, self.tick)
 
     def _shutting_down(self) -> bool:
-        """The app is shutting down: messages still in flight find no screen to update."""
-        return not self.screen_stack
+        """The app is shutting down: messages and ticks still in flight find no screen, or a
+        main screen whose widgets are already removed, to update."""
+        return not self.screen_stack or not self.screen_stack[0].query(TaskTree)
 
     def _main(self, kind: type[W]) -> W:
         """A widget of the main screen, whatever modal is on top of it.
