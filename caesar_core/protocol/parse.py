@@ -14,6 +14,7 @@ from caesar_core.protocol.versions import (
     kind_of_protocol,
     supported_versions,
 )
+from caesar_core.safefs import check_depth
 
 T = TypeVar("T")
 
@@ -45,8 +46,11 @@ def parse(adapter: TypeAdapter[T], raw: Raw, kind: DocumentKind | None = None) -
     The fast path is pydantic's JSON validator; only a document it rejects pays for the
     null-stripping retry. Raises :class:`UnsupportedProtocolError` when the document declares a
     version this build does not read, ``pydantic.ValidationError`` when it is otherwise invalid,
-    and ``ValueError`` when it is not JSON at all.
+    and ``ValueError`` when it is not JSON at all, or nests deeper than
+    :data:`caesar_core.safefs.MAX_JSON_DEPTH` (checked before any parser recurses into it).
     """
+    if not isinstance(raw, Mapping):
+        check_depth(raw)
     try:
         if isinstance(raw, Mapping):
             return adapter.validate_python(raw)
