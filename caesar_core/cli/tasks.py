@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from caesar_core.cli.common import emit_json, project_options, table
+from caesar_core.cli.common import change_line, emit_json, project_options, table
 from caesar_core.errors import ExitCode
+from caesar_core.terminal import json_safe, quote_path, safe_text
 
 if TYPE_CHECKING:
     from caesar_core.events import EventFormatter, EventTail
@@ -97,7 +98,7 @@ def run(
             f"  {prepared.plan.mode.value}"
         )
         for finding in prepared.findings:
-            click.echo(f"  note: {finding.title}: {finding.detail}")
+            click.echo(safe_text(f"  note: {finding.title}: {finding.detail}"))
 
     outcome = execute_live(runner, prepared, as_json)
     ok = outcome.record.status.value == "succeeded" and outcome.report.status.value == "success"
@@ -198,7 +199,7 @@ def _print_batch(tail: EventTail, formatter: EventFormatter) -> None:
     for event in batch.events:
         click.echo(formatter.format(event))
     for bad in batch.bad:
-        click.echo(f"  (events line {bad.line} skipped: {bad.reason})", err=True)
+        click.echo(safe_text(f"  (events line {bad.line} skipped: {bad.reason})"), err=True)
 
 
 def _outcome_json(outcome: Outcome) -> dict[str, Any]:
@@ -226,23 +227,21 @@ def print_outcome(outcome: Outcome) -> None:
     click.echo(
         f"\ntask {record.id}: {record.status.value} (report {report.status.value} via {source})"
     )
-    click.echo(f"  {report.summary}")
+    click.echo(f"  {safe_text(report.summary)}")
     if outcome.diff is not None:
         if outcome.diff.files:
             click.echo("files changed (according to git):")
             for file in outcome.diff.files:
-                moved = f" (from {file.old_path})" if file.old_path else ""
-                click.echo(
-                    f"  {file.action:<9} {file.path}{moved}  +{file.additions} -{file.deletions}"
-                )
+                click.echo(f"  {change_line(file)}")
         else:
             click.echo("no files changed (according to git)")
     elif report.changes:
         click.echo("files changed (as declared; no git to check):")
         for change in report.changes:
-            click.echo(f"  {change.action.value:<9} {change.path}")
+            click.echo(f"  {change.action.value:<9} {quote_path(change.path)}")
     for finding in report.findings:
-        click.echo(f"  [{finding.severity.value}] {finding.title}: {finding.detail}".rstrip(": "))
+        shown = f"  [{finding.severity.value}] {finding.title}: {finding.detail}".rstrip(": ")
+        click.echo(safe_text(shown))
     if record.worktree_path and outcome.diff is not None and outcome.diff.files:
         click.echo(f"review: caesar diff {record.id}   apply: caesar apply {record.id}")
 
@@ -298,7 +297,7 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
         )
         return
     for path, problem in listing.problems:
-        click.echo(f"caesar: skipped {path}: {problem}", err=True)
+        click.echo(safe_text(f"caesar: skipped {path}: {problem}"), err=True)
     if not records:
         click.echo("no tasks yet: start one with `caesar run OBJECTIVE --agent demo`")
         return
@@ -352,15 +351,15 @@ def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> No
         batch = tail.read()
         for event in batch.events:
             if as_json:
-                click.echo(event.model_dump_json(exclude_none=True))
+                click.echo(json_safe(event.model_dump_json(exclude_none=True)))
             else:
                 click.echo(formatter.format(event))
         for bad in batch.bad:
-            click.echo(f"caesar: events line {bad.line} skipped: {bad.reason}", err=True)
+            click.echo(safe_text(f"caesar: events line {bad.line} skipped: {bad.reason}"), err=True)
 
     def flush_raw(tail: LineTail) -> None:
         for line in tail.read().lines:
-            click.echo(line.decode("utf-8", errors="replace"))
+            click.echo(safe_text(line.decode("utf-8", errors="replace"), lines=True))
 
     with EventTail(paths.events) as events, LineTail(paths.raw_log) as lines:
 
@@ -424,4 +423,4 @@ def answer(task_id: str, question_id: str, answer_text: str, root: Path, as_json
     if as_json:
         emit_json({"answered": True, **reply.to_json_dict()})
     else:
-        click.echo(f"answered {question_id} of {task_id}: {answer_text}")
+        click.echo(safe_text(f"answered {question_id} of {task_id}: {answer_text}"))

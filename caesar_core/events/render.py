@@ -1,5 +1,6 @@
 """Events as plain one-line text, for ``caesar logs`` and ``caesar demo`` (no Rich here:
-the core prints for pipes and log files as readily as for terminals)."""
+the core prints for pipes and log files as readily as for terminals). What the agent wrote is
+shown through ``caesar_core.terminal``: controls escaped, paths quoted."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from caesar_core.protocol.event import (
     ToolStatus,
     ToolUseEvent,
 )
+from caesar_core.terminal import quote_path, safe_text
 
 _WIDTH = 160
 _MARK = {ToolStatus.STARTED: "▸", ToolStatus.SUCCEEDED: "✓", ToolStatus.FAILED: "✗"}
@@ -38,7 +40,8 @@ class EventFormatter:
 
     def format(self, event: Event) -> str:
         stamp = event.at.astimezone().strftime("%H:%M:%S")
-        return _clip(f"{stamp}  {self._body(event)}", self.width)
+        # Every field but the stamp is the agent's: shown with its controls escaped.
+        return _clip(f"{stamp}  {safe_text(self._body(event))}", self.width)
 
     def _body(self, event: Event) -> str:
         match event:
@@ -51,7 +54,7 @@ class EventFormatter:
             case ToolUseEvent():
                 return self._tool(event)
             case FileChangedEvent():
-                return f"file      {event.action.value} {event.path}"
+                return f"file      {event.action.value} {quote_path(event.path)}"
             case ProgressEvent():
                 pct = "" if event.pct is None else f" ({event.pct:.0f}%)"
                 return f"progress  {event.message}{pct}"

@@ -24,8 +24,10 @@ from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
 from caesar_core.fs import atomic_write, dump_json
 from caesar_core.git import (
+    GitError,
     Snapshot,
     TreeDiff,
+    as_unicode,
     branch_name,
     changes_between,
     changes_since,
@@ -302,14 +304,20 @@ class Runner:
         final_text, usage = translator.final_text, translator.usage
         record = self.store.get(task.id)
         findings = list(prepared.findings)
-        diff = self._diff(record)
+        try:
+            diff, unverified = self._diff(record), None
+        except GitError as error:  # e.g. the agent wrote over its worktree's git index
+            diff, unverified = None, f"the task's changes could not be read: {error.reason}"
+            findings.append(
+                _finding(Severity.HIGH, "Changes unverifiable", f"{error.reason}; {error.remedy}")
+            )
         retrieved = retrieve(
             task,
             paths,
             prepared.tier,
             ended,
             final_text=final_text,
-            changed_paths=[f.path for f in diff.files] if diff else [],
+            changed_paths=[as_unicode(f.path) for f in diff.files] if diff else [],
         )
         report, verified = reconcile(retrieved.report, diff, plan.mode)
         findings.extend(retrieved.findings)
@@ -340,13 +348,15 @@ class Runner:
         if report.usage is None and usage is not None:
             report = report.model_copy(update={"usage": usage})
         stopped = ended.timed_out or ended.cancelled or ended.spawn_error is not None
-        stopped = stopped or stream_failed
+        stopped = stopped or stream_failed or unverified is not None
         if stopped and report.status is not ReportStatus.FAILED:
             report = report.model_copy(update={"status": ReportStatus.FAILED})
         report = report.model_copy(update={"findings": [*report.findings, *findings]})
         atomic_write(paths.report, dump_json(report.to_json_dict()))
 
         status, reason = _status_of(ended, plan.timeout_ms)
+        if unverified and status is TaskStatus.SUCCEEDED:
+            status, reason = TaskStatus.FAILED, unverified
         with EventWriter(paths.events, task.id, clock=self.clock) as closing:
             if stopped and reason:
                 closing.append(Error(message=reason, fatal=True))
