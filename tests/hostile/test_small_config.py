@@ -95,3 +95,15 @@ def test_validate_lists_a_deeply_nested_line_as_a_problem(tmp_path: Path) -> Non
         [problem] = json.loads(result.stdout)["problems"]
         assert problem["line"] == line
         assert f"JSON nested {depth} levels deep" in problem["message"]
+
+
+def test_a_client_file_nested_too_deeply_is_refused_untouched(repo: Path) -> None:
+    """An in-place agent can write the project's ``.mcp.json``; ``mcp install`` reads it."""
+    deep = '{"mcpServers": ' + "[" * 5000 + "]" * 5000 + "}"
+    (repo / ".mcp.json").write_text(deep)
+
+    result = caesar(repo, "mcp", "install", "claude", timeout=BOUND_S)
+
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "nested 5001 levels deep" in result.stderr
+    assert (repo / ".mcp.json").read_text() == deep
