@@ -89,7 +89,7 @@ def run(
         else:
             print_outcome(failed.outcome)
             if failed.outcome.report.details:
-                click.echo(failed.outcome.report.details.rstrip())
+                click.echo(safe_text(failed.outcome.report.details.rstrip(), lines=True))
         raise SystemExit(int(ExitCode.FAILURE)) from None
     task_id = prepared.task.id
     if not as_json:
