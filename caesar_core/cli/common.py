@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -17,25 +16,6 @@ if TYPE_CHECKING:
     from caesar_core.git import FileChange
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True)
-class Project:
-    """The project a command works on, found once per invocation."""
-
-    root: Path
-    as_json: bool
-
-    @property
-    def store(self) -> Any:
-        from caesar_core.store import TaskStore
-
-        return TaskStore(self.root)
-
-    def config(self) -> Any:
-        from caesar_core.config import load_config
-
-        return load_config(self.root)
 
 
 def project_options(command: F) -> F:
@@ -55,10 +35,6 @@ def project_options(command: F) -> F:
         callback=resolve,
         help="Project root (default: nearest directory with .caesar/ or .git, else the cwd).",
     )(command)
-
-
-def project_of(root: Path, as_json: bool) -> Project:
-    return Project(root, as_json)
 
 
 def emit_json(value: Any) -> None:

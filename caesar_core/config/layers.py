@@ -315,6 +315,10 @@ def _known_key(parts: tuple[str, ...]) -> bool:
         return not rest or (len(rest) == 1 and rest[0] in known_keys((head,)))
     if head == "models":
         return len(rest) <= 1
+    if head == "watch":
+        if rest[:1] == ("keys",):
+            return len(rest) <= 2
+        return not rest or (len(rest) == 1 and rest[0] in known_keys((head,)))
     if head in KEYED:
         return len(rest) <= 1 or (len(rest) == 2 and rest[1] in known_keys((head,)))
     return False
