@@ -11,7 +11,8 @@ from pathlib import Path
 
 from caesar_core.store import build_tree, walk_tree
 from caesar_core.watch import ProjectMonitor
-from caesar_tui.widgets.glyphs import STATUS_GLYPH, age, countdown
+from caesar_tui.clock import age, countdown
+from caesar_tui.marks import NEEDS_INPUT, STATUS
 
 
 def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
@@ -34,7 +35,7 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
     ]
     for level, record in walk_tree(build_tree(v.record for v in views.values())):
         view = views[record.id]
-        mark = "?" if view.needs_input else STATUS_GLYPH[record.status]
+        mark = NEEDS_INPUT.glyph if view.needs_input else STATUS[record.status].glyph
         headline = view.asking if view.needs_input else view.activity.headline
         stalled = " (stalled)" if view.activity.stalled else ""
         lines.append(

@@ -8,19 +8,21 @@ from the app's clock, never from the wall clock of its own.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Button, Static
 
 from caesar_core.protocol.approvals import Approval, ApprovalAnswer, ApprovalDecision
-from caesar_tui.messages import ApprovalRequested
-from caesar_tui.widgets.glyphs import countdown, remaining
+from caesar_tui.clock import countdown, remaining
+from caesar_tui.keys import bind
 
 
 class ApprovalCard(Vertical, can_focus=True):
@@ -48,9 +50,22 @@ class ApprovalCard(Vertical, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "decide('allow')", "Allow"),
-        Binding("n", "decide('deny')", "Deny"),
+        bind("allow", "decide('allow')", "Allow", help="allow the held tool call"),
+        bind("deny", "decide('deny')", "Deny", help="deny the held tool call"),
     ]
+
+    @dataclass
+    class Decided(Message):
+        """A person allowed or denied the held tool call; the screen writes the decision."""
+
+        card: ApprovalCard
+        task_id: str
+        approval_id: str
+        decision: ApprovalDecision
+
+        @property
+        def control(self) -> ApprovalCard:
+            return self.card
 
     def __init__(self, task_id: str, approval: Approval, now: datetime) -> None:
         """Args:
@@ -112,7 +127,7 @@ class ApprovalCard(Vertical, can_focus=True):
             return
         self.sent = True
         self.add_class("-sent")
-        self.post_message(ApprovalRequested(self.task_id, self.approval.id, decision))
+        self.post_message(self.Decided(self, self.task_id, self.approval.id, decision))
 
 
 class ApprovalList(Vertical):

@@ -27,6 +27,7 @@ from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 
 __all__ = ["BLOCK_LINES", "DiffText", "PatchIndex", "index_patch"]
@@ -233,10 +234,9 @@ class DiffText(ScrollView, can_focus=True):
     """The unified diff of one file, syntax highlighted, rendered lazily with the Line API.
 
     Call ``show_patch`` with the whole patch string and the file's range in it, or
-    ``show_message`` for a file that has no text to show (binary, no patch).
+    ``show_message`` for a file that has no text to show (binary, no patch). Its text can be
+    selected with the mouse and copied (ctrl+c), as it reads on screen.
     """
-
-    ALLOW_SELECT = False
 
     DEFAULT_CSS = """
     DiffText {
@@ -447,7 +447,32 @@ class DiffText(ScrollView, can_focus=True):
         if index >= self.line_count:
             return Strip.blank(width, self.rich_style)
         strip, pad = self._line_strip(index)
-        return strip.crop_extend(scroll_x, scroll_x + width, pad)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(index)) is not None:
+            length = strip.cell_length
+            start = min(span[0], length)
+            end = length if span[1] == -1 else min(max(span[1], start), length)
+            if start < end:
+                chosen = strip.crop(start, end).apply_style(
+                    self.screen.get_component_rich_style("screen--selection")
+                )
+                strip = Strip.join([strip.crop(0, start), chosen, strip.crop(end, length)])
+        return strip.crop_extend(scroll_x, scroll_x + width, pad).apply_offsets(scroll_x, index)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text as shown (tabs expanded, controls replaced), for the clipboard."""
+        if self._message is not None:
+            return None
+        text = "\n".join(self._shown(index) for index in range(self.line_count))
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def _shown(self, index: int) -> str:
+        """Line ``index`` as it reads on screen: what the segments of ``_line_strip`` hold."""
+        line = self.line_text(index)
+        return line[:1] + clean(line[1:]) if self._is_code(index) else clean(line)
 
     def _line_strip(self, index: int) -> tuple[Strip, Style]:
         cached = self._strips.get(index)

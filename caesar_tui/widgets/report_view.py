@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
-from caesar_core.protocol.report import ChangeAction, Report, ReportStatus, Severity, Usage
-from caesar_core.store.record import ReportSource, TaskStatus, VerifiedBy
+from caesar_core.protocol.report import Report, Severity, Usage
+from caesar_core.store.record import ReportSource, VerifiedBy
 from caesar_core.watch import TaskView
+from caesar_tui.marks import CHANGE, REPORT_STYLE, SEVERITY_STYLE, STATUS
+from caesar_tui.workers import WorkerFailures
+
+ReadReport = Callable[[str], Report | None]
+"""A task's report by id, None until it has one (blocking: read in a thread worker)."""
 
 SEVERITY_ORDER = (
     Severity.CRITICAL,
@@ -21,37 +29,6 @@ SEVERITY_ORDER = (
     Severity.INFO,
 )
 """Most severe first: what needs attention comes before what is merely noted."""
-
-SEVERITY_STYLE = {
-    Severity.CRITICAL: "bold reverse $text-error",
-    Severity.HIGH: "bold $text-error",
-    Severity.MEDIUM: "$text-warning",
-    Severity.LOW: "$text-primary",
-    Severity.INFO: "$text-muted",
-}
-
-TASK_STYLE = {
-    TaskStatus.PENDING: "$text-muted",
-    TaskStatus.RUNNING: "$text-accent",
-    TaskStatus.SUCCEEDED: "$text-success",
-    TaskStatus.FAILED: "$text-error",
-    TaskStatus.CANCELLED: "$text-warning",
-    TaskStatus.TIMED_OUT: "$text-error",
-}
-
-REPORT_STYLE = {
-    ReportStatus.SUCCESS: "$text-success",
-    ReportStatus.PARTIAL: "$text-warning",
-    ReportStatus.FAILED: "$text-error",
-    ReportStatus.BLOCKED: "$text-warning",
-}
-
-CHANGE_MARK = {
-    ChangeAction.CREATED: ("+", "$text-success"),
-    ChangeAction.MODIFIED: ("~", "$text-warning"),
-    ChangeAction.DELETED: ("-", "$text-error"),
-    ChangeAction.RENAMED: (">", "$text-accent"),
-}
 
 SOURCE_NOTE = {
     ReportSource.CHANNEL: "submitted through caesar's channel",
@@ -63,12 +40,13 @@ SOURCE_NOTE = {
 """Why the source matters: the lower the tier, the less the report is the agent's own word."""
 
 
-class ReportView(VerticalScroll):
+class ReportView(WorkerFailures, VerticalScroll):
     """The report of one task, rebuilt whole on each ``show``.
 
     A report is written once, at the end of a task, so one ``Static`` re-rendered from
     scratch costs nothing worth caching. Being the scroll container itself keeps long
     details and finding lists reachable from the keyboard once the view has the focus.
+    Its text can be selected with the mouse and copied (ctrl+c).
     """
 
     DEFAULT_CSS = """
@@ -78,12 +56,54 @@ class ReportView(VerticalScroll):
     }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    @dataclass
+    class Loaded(Message):
+        """A task's report, read by the worker of :meth:`ReportView.load`."""
+
+        report_view: ReportView
+        view: TaskView
+        report: Report | None
+
+        @property
+        def control(self) -> ReportView:
+            return self.report_view
+
+    def __init__(
+        self,
+        read: ReadReport | None = None,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """Args:
+        read: Reads a task's report (called in a thread); None: only :meth:`show` fills it.
+        id: The widget id.
+        classes: CSS classes.
+        """
         super().__init__(id=id, classes=classes)
+        self._read = read
+        self.task_id: str | None = None
+        """The task whose report was asked for last."""
         self._body = Static(Content.styled("no report yet", "$text-muted"), id="report")
 
     def compose(self) -> ComposeResult:
         yield self._body
+
+    def load(self, view: TaskView) -> None:
+        """Read ``view``'s report off the UI thread and show it."""
+        self.task_id = view.id
+        if self._read is not None:
+            self._read_report(view, self._read)
+
+    @work(thread=True, exclusive=True, group="report", exit_on_error=False)
+    def _read_report(self, view: TaskView, read: ReadReport) -> None:
+        self.post_message(self.Loaded(self, view, read(view.id)))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        message.stop()
+        if message.view.id == self.task_id:
+            self.show(message.view, message.report)
 
     def show(self, view: TaskView, report: Report | None) -> None:
         """Lay out ``report`` (None: the task has not produced one yet)."""
@@ -99,7 +119,7 @@ def render_report(view: TaskView, report: Report | None) -> Content:
     record = view.record
     status = Content.assemble(
         ("task ", "$text-muted"),
-        (record.status.value, f"bold {TASK_STYLE[record.status]}"),
+        (record.status.value, f"bold {STATUS[record.status].style}"),
     )
     if report is None:
         return _lines([status, Content.styled("no report yet", "$text-muted")])
@@ -166,10 +186,12 @@ def _changes(report: Report, verified_by: VerifiedBy | None) -> Content:
     }[verified_by]
     lines = [_heading(f"changes ({len(report.changes)})", note)]
     for change in report.changes:
-        mark, style = CHANGE_MARK[change.action]
+        mark = CHANGE[change.action]
         summary = f"  {change.summary}" if change.summary else ""
         lines.append(
-            Content.assemble("  ", (mark, style), " ", change.path, (summary, "$text-muted"))
+            Content.assemble(
+                "  ", (mark.glyph, mark.style), " ", change.path, (summary, "$text-muted")
+            )
         )
     return _lines(lines)
 
