@@ -10,15 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from caesar_core.events.activity import Activity, ActivityStatus
 from caesar_core.events.fold import (
     HEADLINE_CAP,
     MAX_OPEN_CALLS,
     RECENT_CALLS,
     SPEECH_CAP,
     STALL_AFTER,
-    Activity,
     ActivityFold,
-    ActivityStatus,
 )
 from caesar_core.protocol.event import (
     AnswerEvent,

@@ -38,7 +38,7 @@ def test_lines_are_single_and_clipped() -> None:
 
 def test_every_type_has_a_line() -> None:
     fmt = EventFormatter()
-    samples = [
+    samples: list[dict[str, object]] = [
         {"type": "started", "agent": "codex", "command": "codex exec"},
         {"type": "thinking", "text": "hmm"},
         {"type": "file_changed", "path": "a.py", "action": "created"},

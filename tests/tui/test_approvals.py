@@ -23,7 +23,8 @@ from caesar_tui.widgets.questions import QuestionsPane
 from caesar_tui.widgets.status_bar import StatusBar
 from caesar_tui.widgets.task_tree import TaskTree
 from tests.runner.conftest import caesar
-from tests.tui.test_app import SIZE, until
+from tests.tui.screen import until
+from tests.tui.test_app import SIZE
 from tests.watch.test_monitor_approvals import hold, time_out
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
