@@ -216,3 +216,19 @@ async def test_a_filter_applied_keeps_the_matching_tasks(tmp_path: Path) -> None
 
 def test_the_static_helper_reads_what_is_drawn() -> None:
     assert static_text(Static("plain")) == "plain"
+
+
+async def test_quitting_while_events_stream_in_ends_cleanly(tmp_path: Path) -> None:
+    """Updates and ticks still in flight when the screen goes away are dropped, not fatal."""
+    project = Project(tmp_path)
+    project.task()
+    clock = Clock(Clock().at(5))
+    app = project.app(clock)
+    async with app.run_test(size=SIZE) as pilot:
+        activity = app.query_one(ActivityView)
+        await until(pilot, lambda: activity.task_id == TASK and not activity.loading, "the task")
+        with project.events(TASK) as writer:
+            for n in range(200):
+                writer.append(started(f"c{n}", f"step {n}"))
+        await pilot.press("q")
+    assert app.return_code == 0
