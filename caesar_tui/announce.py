@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from caesar_core.store.record import TaskStatus
+from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 
 Severity = Literal["information", "warning", "error"]
@@ -32,17 +33,19 @@ def news(before: Mapping[str, TaskView], after: Mapping[str, TaskView]) -> list[
         asked = {q.id for q in old.pending} if old else set()
         fresh = [q for q in view.pending if q.id not in asked]
         if fresh:
-            found.append(News(task_id, "Question", f"{short} asks: {fresh[0].question}"))
+            found.append(News(task_id, "Question", f"{short} asks: {safe_text(fresh[0].question)}"))
         held = {a.id for a in old.approvals} if old else set()
         if any(a.id not in held for a in view.approvals):
-            found.append(News(task_id, "Approval (a, then y/n)", f"{short} {view.asking}"))
+            found.append(
+                News(task_id, "Approval (a, then y/n)", f"{short} {safe_text(view.asking)}")
+            )
         status = view.record.status
         if status.terminal and (old is None or not old.record.status.terminal):
             found.append(
                 News(
                     task_id,
                     "Task ended",
-                    f"{short} {status.value}: {view.activity.headline}",
+                    f"{short} {status.value}: {safe_text(view.activity.headline)}",
                     "information" if status is TaskStatus.SUCCEEDED else "error",
                 )
             )

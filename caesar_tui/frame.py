@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from caesar_core.store import build_tree, walk_tree
+from caesar_core.terminal import safe_text
 from caesar_core.watch import ProjectMonitor
 from caesar_tui.clock import age, countdown
 from caesar_tui.marks import NEEDS_INPUT, STATUS
@@ -36,19 +37,20 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
     for level, record in walk_tree(build_tree(v.record for v in views.values())):
         view = views[record.id]
         mark = NEEDS_INPUT.glyph if view.needs_input else STATUS[record.status].glyph
-        headline = view.asking if view.needs_input else view.activity.headline
+        headline = safe_text(view.asking if view.needs_input else view.activity.headline)
         stalled = " (stalled)" if view.activity.stalled else ""
         lines.append(
-            f"{'  ' * level}{mark} {record.id}  {record.role or record.agent:<10} "
+            f"{'  ' * level}{mark} {record.id}  {safe_text(record.role or record.agent):<10} "
             f"{age((now - record.created_at).total_seconds()):>4}  {headline}{stalled}"
         )
     for view in views.values():
         for held in view.approvals if view.needs_input else ():
-            summary = " ".join(f"{held.tool} {held.summary}".split())
-            reason = f" ({held.reason})" if held.reason else ""
+            summary = safe_text(" ".join(f"{held.tool} {held.summary}".split()))
+            reason = f" ({safe_text(held.reason)})" if held.reason else ""
             lines.append(f"approval {view.id} {held.id}: {summary}{reason}, {countdown(held, now)}")
     for view in views.values():
         for question in view.pending:
             options = f" [{' / '.join(question.options)}]" if question.options else ""
-            lines.append(f"question {view.id} {question.id}: {question.question}{options}")
+            asked = safe_text(question.question + options)
+            lines.append(f"question {view.id} {question.id}: {asked}")
     return "\n".join(lines) + "\n"

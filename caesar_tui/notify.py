@@ -9,18 +9,18 @@ character is removed first: a notification must not become a way to drive the te
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
+
+from caesar_core.terminal import safe_text
 
 TEXT_LIMIT = 200
 """Characters of a notification's body; desktops show a line or two."""
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
-
 
 def safe(text: str, limit: int = TEXT_LIMIT) -> str:
-    """``text`` on one line, without control characters, at most ``limit`` characters."""
-    text = " ".join(_CONTROL.sub(" ", text).split())
+    """``text`` on one line, its controls shown escaped (``caesar_core.terminal``), at most
+    ``limit`` characters."""
+    text = safe_text(" ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from caesar_core.protocol.event import Event
+from caesar_core.terminal import safe_text
 from caesar_tui.activity_rows import Row, RowBuilder
 from caesar_tui.clock import Clock, took
 from caesar_tui.keys import bind
@@ -186,7 +187,8 @@ class ActivityView(WorkerFailures, DataTable[Content]):
 
     def _cells(self, row: Row) -> Cells:
         when = Content.styled(row.at.astimezone().strftime("%H:%M:%S"), MUTED)
-        text = " ".join(row.text.split())
+        # What an agent wrote: its controls shown escaped, never sent to the terminal.
+        text = safe_text(" ".join(row.text.split()))
         if row.kind == "thinking":
             text = text[:TEXT_WIDTH]  # folded: the first words of the thought
         elif len(text) > DETAIL_WIDTH:
@@ -196,7 +198,7 @@ class ActivityView(WorkerFailures, DataTable[Content]):
             return {
                 "time": when,
                 "mark": Content.styled("·", style),
-                "what": Content.styled(row.title, style),
+                "what": Content.styled(safe_text(row.title), style),
                 "took": Content(""),
                 "detail": Content.styled(text, style),
             }
@@ -211,7 +213,7 @@ class ActivityView(WorkerFailures, DataTable[Content]):
         return {
             "time": when,
             "mark": Content.styled(glyph, mark.style),
-            "what": Content.styled(row.title, "bold"),
+            "what": Content.styled(safe_text(row.title), "bold"),
             "took": elapsed,
             "detail": Content(text),
         }

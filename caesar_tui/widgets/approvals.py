@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from caesar_core.protocol.approvals import Approval, ApprovalAnswer, ApprovalDecision
+from caesar_core.terminal import safe_text
 from caesar_tui.clock import countdown, remaining
 from caesar_tui.keys import bind
 
@@ -86,16 +87,16 @@ class ApprovalCard(Vertical, can_focus=True):
         yield Static(
             Content.assemble(
                 ("approve ", "bold"),
-                (approval.tool, "bold $text-warning"),
+                (safe_text(approval.tool), "bold $text-warning"),
                 ("?", "bold"),
                 "  ",
                 (approval.id, "$text-muted"),
             )
         )
         if approval.summary:
-            yield Static(Content(approval.summary), classes="summary")
+            yield Static(Content(safe_text(approval.summary)), classes="summary")
         if approval.reason:
-            yield Static(Content(approval.reason), classes="reason")
+            yield Static(Content(safe_text(approval.reason)), classes="reason")
         yield self._clock
         with Horizontal(classes="buttons"):
             yield Button("y allow", name="allow", variant="success", compact=True)
@@ -203,12 +204,12 @@ def decided_lines(pairs: tuple[tuple[Approval, ApprovalAnswer], ...]) -> list[Co
             verdict, style = "✓ allowed ", "$text-success"
         else:
             verdict, style = "✗ denied ", "$text-error"
-        by = f"  by {answer.answered_by}" if answer.answered_by else ""
+        by = f"  by {safe_text(answer.answered_by)}" if answer.answered_by else ""
         lines.append(
             Content.assemble(
                 (verdict, style),
-                (approval.tool, "bold"),
-                f" {approval.summary}".rstrip(),
+                (safe_text(approval.tool), "bold"),
+                f" {safe_text(approval.summary)}".rstrip(),
                 by,
             )
         )

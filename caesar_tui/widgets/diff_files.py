@@ -13,6 +13,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from caesar_core.git.diff import FileChange
+from caesar_core.terminal import quote_path
 from caesar_tui.keys import bind
 from caesar_tui.marks import CHANGE, Mark
 
@@ -24,8 +25,8 @@ _UNKNOWN = Mark("?", "")
 def file_label(change: FileChange) -> str:
     """How a file is named on screen: ``old -> new`` for a rename."""
     if change.old_path and change.old_path != change.path:
-        return f"{change.old_path} -> {change.path}"
-    return change.path
+        return f"{quote_path(change.old_path)} -> {quote_path(change.path)}"
+    return quote_path(change.path)
 
 
 def _counts(change: FileChange) -> tuple[str, str]:

@@ -30,6 +30,8 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
+from caesar_core.terminal import safe_text
+
 __all__ = ["BLOCK_LINES", "DiffText", "PatchIndex", "index_patch"]
 
 BLOCK_LINES = 64
@@ -41,8 +43,6 @@ TAB_SIZE = 4
 
 _NEWLINE = re.compile("\n")
 _FILE_HEADER = "diff --git "
-_CONTROL = dict.fromkeys((*range(0x09), *range(0x0A, 0x20), 0x7F), 0xFFFD)
-"""Control characters would corrupt the terminal: they are shown as U+FFFD."""
 
 _DARK_THEME = "github-dark"
 _LIGHT_THEME = "default"
@@ -218,10 +218,11 @@ def highlight_lines(lexer: Any, theme_name: str, lines: list[str]) -> list[Token
 
 
 def clean(text: str) -> str:
-    """A line made safe for the terminal: CR dropped, tabs expanded, controls replaced."""
+    """A line made safe for the terminal: CR dropped, tabs expanded, controls (and bidi
+    overrides: code must read as it runs) shown escaped, as everywhere in caesar."""
     if text.endswith("\r"):
         text = text[:-1]
-    return text.expandtabs(TAB_SIZE).translate(_CONTROL)
+    return safe_text(text.expandtabs(TAB_SIZE))
 
 
 # --------------------------------------------------------------------------------------

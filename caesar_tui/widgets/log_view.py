@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Log
 
 from caesar_core.events.tail import LineTail
+from caesar_core.terminal import safe_text
 from caesar_tui.workers import WorkerFailures
 
 MAX_LINES = 5_000
@@ -35,7 +36,7 @@ def clean(line: str) -> str:
     line = _ANSI.sub("", line.rstrip("\r\n"))
     # A bare carriage return is a progress bar redrawing itself: its last state is what shows.
     line = line.rsplit("\r", 1)[-1]
-    return _CONTROL.sub("", line)
+    return safe_text(_CONTROL.sub("", line), lines=True)  # bidi overrides shown escaped
 
 
 class LogView(WorkerFailures, Log):

@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
+from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.widgets.approvals import ApprovalList, decided_lines
@@ -118,13 +119,16 @@ class QuestionForm(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(
             Content.assemble(
-                (self.question.question, "bold"), "  ", (self.question.id, "$text-muted")
+                (safe_text(self.question.question), "bold"),
+                "  ",
+                (self.question.id, "$text-muted"),
             ),
         )
         if self.question.options:
             with Vertical(classes="options"):
                 for n, option in enumerate(self.question.options, start=1):
-                    label = f"{n} {option}" if n <= len(PICK_KEYS) else option
+                    shown = safe_text(option)
+                    label = f"{n} {shown}" if n <= len(PICK_KEYS) else shown
                     yield Button(Content(label), name=str(n), classes="option", compact=True)
         with Horizontal(classes="free"):
             yield self.answer_input
@@ -347,16 +351,16 @@ class QuestionsPane(VerticalScroll):
 
 def _unread(questions: tuple[MailboxQuestion, ...]) -> Content:
     lines = [Content("the task ended without reading these:")]
-    lines += [Content.assemble("• ", question.question) for question in questions]
+    lines += [Content.assemble("• ", safe_text(question.question)) for question in questions]
     return Content("\n").join(lines)
 
 
 def _answered(pairs: tuple[tuple[MailboxQuestion, MailboxAnswer], ...]) -> Content:
     lines = [Content.styled("answered", "bold")]
     for question, answer in pairs:
-        by = f"  by {answer.answered_by}" if answer.answered_by else ""
-        lines.append(Content.assemble("✓ ", question.question))
-        lines.append(Content.assemble("  → ", (answer.answer, "$text"), by))
+        by = f"  by {safe_text(answer.answered_by)}" if answer.answered_by else ""
+        lines.append(Content.assemble("✓ ", safe_text(question.question)))
+        lines.append(Content.assemble("  → ", (safe_text(answer.answer), "$text"), by))
     return Content("\n").join(lines)
 
 

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from caesar_core.protocol.report import Report, Severity, Usage
 from caesar_core.store.record import ReportSource, VerifiedBy
+from caesar_core.terminal import quote_path, safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.marks import CHANGE, REPORT_STYLE, SEVERITY_STYLE, STATUS
 from caesar_tui.workers import WorkerFailures
@@ -128,9 +129,9 @@ def render_report(view: TaskView, report: Report | None) -> Content:
         ("  report ", "$text-muted"),
         (report.status.value, f"bold {REPORT_STYLE[report.status]}"),
     )
-    blocks: list[Content] = [status, Content.styled(report.summary, "bold")]
+    blocks: list[Content] = [status, Content.styled(safe_text(report.summary), "bold")]
     if report.details:
-        blocks.append(Content(report.details))
+        blocks.append(Content(safe_text(report.details, lines=True)))
     if report.changes:
         blocks.append(_changes(report, record.changes_verified_by))
     if report.findings:
@@ -140,23 +141,32 @@ def render_report(view: TaskView, report: Report | None) -> Content:
         for run in report.commands_run:
             code = "" if run.exit_code is None else f"exit {run.exit_code}"
             style = "$text-success" if run.exit_code == 0 else "$text-error"
-            lines.append(Content.assemble("  $ ", run.command, "  ", (code, style)))
+            lines.append(Content.assemble("  $ ", safe_text(run.command), "  ", (code, style)))
         blocks.append(_lines(lines))
     if report.questions:
         lines = [_heading("open questions")]
         for question in report.questions:
             options = f"  ({' / '.join(question.options)})" if question.options else ""
-            lines.append(Content.assemble("  ? ", question.question, (options, "$text-muted")))
+            lines.append(
+                Content.assemble(
+                    "  ? ", safe_text(question.question), (safe_text(options), "$text-muted")
+                )
+            )
         blocks.append(_lines(lines))
     if report.next_steps:
         lines = [_heading("next steps")]
-        lines += [Content.assemble("  • ", step) for step in report.next_steps]
+        lines += [Content.assemble("  • ", safe_text(step)) for step in report.next_steps]
         blocks.append(_lines(lines))
     if report.artifacts:
         lines = [_heading("artifacts")]
         for artifact in report.artifacts:
             lines.append(
-                Content.assemble("  ", artifact.path, "  ", (artifact.description, "$text-muted"))
+                Content.assemble(
+                    "  ",
+                    quote_path(artifact.path),
+                    "  ",
+                    (safe_text(artifact.description), "$text-muted"),
+                )
             )
         blocks.append(_lines(lines))
     if report.usage is not None and (usage := _usage(report.usage)):
@@ -187,10 +197,14 @@ def _changes(report: Report, verified_by: VerifiedBy | None) -> Content:
     lines = [_heading(f"changes ({len(report.changes)})", note)]
     for change in report.changes:
         mark = CHANGE[change.action]
-        summary = f"  {change.summary}" if change.summary else ""
+        summary = f"  {safe_text(change.summary)}" if change.summary else ""
         lines.append(
             Content.assemble(
-                "  ", (mark.glyph, mark.style), " ", change.path, (summary, "$text-muted")
+                "  ",
+                (mark.glyph, mark.style),
+                " ",
+                quote_path(change.path),
+                (summary, "$text-muted"),
             )
         )
     return _lines(lines)
@@ -205,16 +219,19 @@ def _findings(report: Report) -> Content:
         style = SEVERITY_STYLE[severity]
         lines.append(Content.assemble((f" {severity.value} ", style), f" {len(found)}"))
         for finding in found:
-            where = finding.file or ""
+            where = quote_path(finding.file) if finding.file else ""
             if where and finding.line is not None:
                 where = f"{where}:{finding.line}"
             lines.append(
                 Content.assemble(
-                    "  • ", finding.title, (f"  {where}" if where else "", "$text-muted")
+                    "  • ",
+                    safe_text(finding.title),
+                    (f"  {where}" if where else "", "$text-muted"),
                 )
             )
             if finding.detail:
-                lines.append(Content.assemble("    ", (finding.detail, "$text-muted")))
+                detail = safe_text(finding.detail, lines=True)
+                lines.append(Content.assemble("    ", (detail, "$text-muted")))
     return _lines([_heading("findings"), *lines])
 
 

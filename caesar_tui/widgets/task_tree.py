@@ -15,6 +15,7 @@ from textual.widgets.tree import TreeNode
 
 from caesar_core.events.fold import STALL_AFTER
 from caesar_core.store import TaskNode, build_tree
+from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.clock import age
 from caesar_tui.keys import bind
@@ -183,9 +184,9 @@ class TaskTree(Tree[str]):
         record, activity = view.record, view.activity
         status = record.status
         shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
-        who = record.role or record.agent
+        who = safe_text(record.role or record.agent)
         headline = view.asking if view.needs_input else activity.headline
-        headline = " ".join(headline.split())
+        headline = safe_text(" ".join(headline.split()))
         if len(headline) > HEADLINE_WIDTH:
             headline = headline[: HEADLINE_WIDTH - 1] + "…"
         mark = STATUS[status]

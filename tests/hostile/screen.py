@@ -36,8 +36,11 @@ def on_screen(cwd: Path, *args: str, timeout: float = 120) -> Screen:
         env=caesar_env(),
         check=False,
     )
-    decode = lambda raw: raw.decode("utf-8", "surrogateescape")  # noqa: E731
-    return Screen(done.returncode, decode(done.stdout), decode(done.stderr))
+    return Screen(done.returncode, _decode(done.stdout), _decode(done.stderr))
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def unsafe(text: str) -> list[str]:
