@@ -4,6 +4,7 @@ The files are those of ``caesar_core.protocol.approvals`` (read there with pydan
 ``caesar approve`` and ``caesar watch``); here they are written and read with the stdlib
 because this runs inside a hook process. The ask is ``<task_dir>/approvals/<id>.json``, created
 exclusively; the answer ``<id>.answer.json`` is created exclusively by whoever answers first.
+Every string of the ask (the tool's name included) has gone through the scanner.
 The wait polls every :data:`POLL_S` and is bounded by ``[bridge] approval_timeout``; when it
 runs out the bridge itself answers ``on_approval_timeout`` with ``answered_by: "timeout"``,
 through the same exclusive create, so a person answering at that very moment either wins
@@ -20,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from caesar_core.bridge.scan import scrubbed
 from caesar_core.fs import create_exclusive, dump_json
 
 POLL_S = 0.1
@@ -53,7 +55,7 @@ def ask(
             "timeout_s": timeout_s,
         }
         try:
-            create_exclusive(folder / f"{approval_id}.json", dump_json(document))
+            create_exclusive(folder / f"{approval_id}.json", dump_json(scrubbed(document)))
         except FileExistsError:  # 48 random bits colliding: draw again
             continue
         return approval_id
