@@ -236,7 +236,7 @@ def lifecycle(draw: st.DrawFn) -> tuple[dict[str, Any], list[tuple[str, dict[str
 
 
 @settings(
-    max_examples=500,
+    max_examples=400,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -388,7 +388,7 @@ def check_hook_answer(code: int, stdout: str, event: object, new: list[dict[str,
 
 
 @settings(
-    max_examples=400,
+    max_examples=300,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
