@@ -12,12 +12,12 @@ import click
 
 from caesar_core.cli.common import change_line, emit_json, project_options, table
 from caesar_core.errors import ExitCode
+from caesar_core.humanize import age, one_line
 from caesar_core.terminal import json_safe, quote_path, safe_text
 
 if TYPE_CHECKING:
     from caesar_core.events import EventFormatter, EventTail
     from caesar_core.runner.engine import Outcome, Prepared, Runner
-    from caesar_core.store import TaskRecord
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -312,24 +312,11 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
                 record.status.value + (" ?" if waiting else ""),
                 record.report_status.value if record.report_status else "-",
                 f"{record.isolation.value}/{record.mode.value}",
-                _age(record, now),
-                _clip(record.objective, 48),
+                age(record.age(now)),
+                one_line(record.objective, 48),
             ]
         )
     table(rows, ["TASK", "AGENT", "STATUS", "REPORT", "WHERE", "AGE", "OBJECTIVE"])
-
-
-def _age(record: TaskRecord, now: datetime) -> str:
-    seconds = int(record.age(now))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
-def _clip(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 @click.command()

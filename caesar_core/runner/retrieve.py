@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from caesar_core.agents.base import ReportTier
 from caesar_core.errors import CaesarError
+from caesar_core.humanize import one_line
 from caesar_core.protocol.documents import read_report
 from caesar_core.protocol.report import Finding, Report, Severity
 from caesar_core.protocol.task import Task
@@ -109,5 +110,4 @@ def _log_tail(paths: TaskPaths) -> str:
 
 
 def _short(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    return text if len(text) <= 300 else text[:299] + "…"
+    return one_line(str(error), 300)

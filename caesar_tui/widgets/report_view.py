@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from caesar_core.humanize import duration
 from caesar_core.protocol.report import Report, Severity, Usage
 from caesar_core.store.record import ReportSource, VerifiedBy
 from caesar_core.terminal import quote_path, safe_text
@@ -244,21 +245,12 @@ def _usage(usage: Usage) -> Content | None:
         cost = usage.cost_usd
         parts.append(f"${cost:.4f}" if cost < 0.01 else f"${cost:.2f}")
     if usage.duration_ms is not None:
-        parts.append(_duration(usage.duration_ms))
+        parts.append(duration(usage.duration_ms / 1000))
     return Content("  ·  ".join(parts)) if parts else None
 
 
 def _count(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
-
-
-def _duration(ms: int) -> str:
-    seconds = ms / 1000
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
 
 
 def _lines(items: Iterable[Content]) -> Content:

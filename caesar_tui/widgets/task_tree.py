@@ -14,10 +14,10 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from caesar_core.events.fold import STALL_AFTER
+from caesar_core.humanize import age, clip, one_line
 from caesar_core.store import TaskNode, build_tree
 from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
-from caesar_tui.clock import age
 from caesar_tui.keys import bind
 from caesar_tui.marks import MUTED, NEEDS_INPUT, STALLED, STATUS
 
@@ -186,9 +186,7 @@ class TaskTree(Tree[str]):
         shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
         who = safe_text(record.role or record.agent)
         headline = view.asking if view.needs_input else activity.headline
-        headline = safe_text(" ".join(headline.split()))
-        if len(headline) > HEADLINE_WIDTH:
-            headline = headline[: HEADLINE_WIDTH - 1] + "…"
+        headline = clip(safe_text(one_line(headline)), HEADLINE_WIDTH)
         mark = STATUS[status]
         label = Content.assemble(
             (mark.glyph + " ", mark.style),
