@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shlex
 import socket
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from caesar_core.agents.brief import render_brief
 from caesar_core.config import LoadedConfig
 from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
+from caesar_core.executable import caesar_command
 from caesar_core.fs import atomic_write, dump_json
 from caesar_core.git import (
     GitError,
@@ -409,11 +409,11 @@ def _status_of(ended: Exit, timeout_ms: int) -> tuple[TaskStatus, str | None]:
 
 
 def channel_for(paths: TaskPaths) -> Channel:
-    """The return channel's coordinates: this interpreter running ``caesar channel serve``,
-    so the agent's CLI starts it with no PATH or virtualenv of its own."""
+    """The return channel's coordinates: this installation's ``caesar channel serve``
+    (``caesar_command``), so the agent's CLI starts it with no PATH or virtualenv of its own."""
+    command, *prefix = caesar_command()
     return Channel(
-        command=sys.executable,
-        args=["-m", "caesar_core", "channel", "serve", "--task-dir", str(paths.root)],
+        command=command, args=[*prefix, "channel", "serve", "--task-dir", str(paths.root)]
     )
 
 
