@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -46,7 +47,7 @@ def modules_of(package: Path) -> list[str]:
 def test_every_core_module_imports_without_the_screen() -> None:
     modules = modules_of(Path(caesar_core.__file__).parent)
     assert "caesar_core.protocol.event" in modules
-    assert "caesar_core.mcp.channel" in modules  # caesar_core/mcp has no __init__.py
+    assert "caesar_core.mcp.channel" in modules
     loaded = loaded_after("\n".join(f"import {name}" for name in modules))
     assert not loaded & set(SCREEN)
 
@@ -111,6 +112,22 @@ def test_no_module_imports_itself_through_others() -> None:
         graph = imports_of(Path(package.__file__).parent)
         assert "caesar_core.bridge.clients.claude_format" in graph or package is caesar_tui
         assert cycles(graph) == [], package.__name__
+
+
+def test_every_package_is_a_regular_one() -> None:
+    """A directory without ``__init__.py`` is a namespace package: ``pkgutil`` and tools that walk
+    packages skip it and everything below (``caesar_core/mcp`` once)."""
+    for package in (caesar_core, caesar_tui):
+        root = Path(package.__file__).parent
+        walked = {
+            info.name for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+        }
+        assert set(sources(root)) - {package.__name__} <= walked
+
+
+def test_the_mcp_package_loads_no_mcp_sdk() -> None:
+    loaded = loaded_after("import caesar_core.mcp")
+    assert "caesar_core" in loaded and "mcp" not in loaded
 
 
 def test_the_text_frame_loads_no_textual() -> None:
