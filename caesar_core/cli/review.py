@@ -22,32 +22,13 @@ def diff(task_id: str, stat: bool, root: Path, as_json: bool) -> None:
     Symbolic links are listed with where they point. The patch is printed exactly into a pipe
     (for `git apply`); on a terminal its control characters are shown escaped.
     """
-    from caesar_core.runner.worktrees import task_diff
+    from caesar_core.runner.worktrees import diff_json, task_diff
     from caesar_core.store import TaskStore
 
     record = TaskStore(root).get(task_id)
     changes = task_diff(record, with_patch=not stat or as_json)
     if as_json:
-        emit_json(
-            {
-                "task_id": task_id,
-                "files": [
-                    {
-                        "path": f.path,
-                        "action": f.action,
-                        "old_path": f.old_path,
-                        "additions": f.additions,
-                        "deletions": f.deletions,
-                        "binary": f.binary,
-                        "link_target": f.link_target,
-                        "link_outside": f.link_outside,
-                    }
-                    for f in (changes.files if changes else [])
-                ],
-                "is_empty": changes.is_empty if changes else True,
-                "patch": changes.patch if changes else "",
-            }
-        )
+        emit_json(diff_json(task_id, changes))
         return
     if changes is None:
         click.echo(f"{task_id} ran outside git: no diff to show (see its report's changes)")
@@ -85,28 +66,16 @@ def apply(
     link pointing outside the repository is refused unless --allow-outside-links.
     """
     from caesar_core.runner.worktrees import apply as apply_task
+    from caesar_core.runner.worktrees import apply_json
     from caesar_core.store import TaskStore
 
     store = TaskStore(root)
     record = store.get(task_id)
     selected = list(paths) if paths else None
     result = apply_task(store, record, selected, allow_outside_links=allow_outside_links)
-    links = {change.path: change for change in result.changes if change.link_target is not None}
+    links = {change.path: change for change in result.links}
     if as_json:
-        emit_json(
-            {
-                "task_id": task_id,
-                "applied": result.applied,
-                "files": result.files,
-                "conflicts": result.conflicts,
-                "digest": result.digest,
-                "already_applied": result.already,
-                "links": [
-                    {"path": c.path, "target": c.link_target, "outside": c.link_outside}
-                    for c in links.values()
-                ],
-            }
-        )
+        emit_json(apply_json(task_id, result))
     elif result.applied and not result.files:
         click.echo("nothing to apply: the task changed nothing")
     elif result.applied:

@@ -17,6 +17,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pygit2
 from pygit2.enums import DeltaStatus, FileMode, FileStatus
@@ -61,6 +62,26 @@ class ApplyResult:
     changes: list[FileChange] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)
+
+    @property
+    def links(self) -> list[FileChange]:
+        """The changes that leave a symbolic link."""
+        return [change for change in self.changes if change.link_target is not None]
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as ``caesar apply --json`` and the MCP ``caesar_apply`` return it."""
+        return {
+            "applied": self.applied,
+            "files": self.files,
+            "written": self.written,
+            "already_applied": self.already,
+            "conflicts": self.conflicts,
+            "digest": self.digest,
+            "links": [
+                {"path": link.path, "target": link.link_target, "outside": link.link_outside}
+                for link in self.links
+            ],
+        }
 
 
 @dataclass(frozen=True, slots=True)

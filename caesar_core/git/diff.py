@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, FileMode
@@ -42,12 +43,35 @@ _ACTIONS = {
 
 
 @dataclass(frozen=True, slots=True)
+class PatchSpan:
+    """Where one file's section (from its ``diff --git`` line to the next file's) is in a
+    ``TreeDiff.patch``: characters ``start`` to ``end`` (``patch[start:end]``), which are lines
+    ``first_line`` to ``first_line + line_count`` (0-based; a reader that counts in other units
+    than Python's code points splits the patch on ``\\n`` and takes those lines)."""
+
+    start: int
+    end: int
+    first_line: int
+    line_count: int
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "first_line": self.first_line,
+            "line_count": self.line_count,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class FileChange:
     """One file that differs; ``old_path`` is set for renames only.
 
     ``link_target`` is where the symbolic link the change leaves at ``path`` points (None when
     it leaves no link); ``link_outside`` says that target leaves the repository (see
-    :func:`link_leaves_repository`), which ``apply`` refuses unless asked explicitly.
+    :func:`link_leaves_repository`), which ``apply`` refuses unless asked explicitly. ``span``
+    is the file's section of the diff's patch (None when no patch was asked for, or the file
+    has no text in it).
     """
 
     path: str
@@ -58,6 +82,21 @@ class FileChange:
     binary: bool = False
     link_target: str | None = None
     link_outside: bool = False
+    span: PatchSpan | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The file as ``caesar diff --json`` and the MCP ``caesar_diff`` show it."""
+        return {
+            "path": self.path,
+            "old_path": self.old_path,
+            "action": self.action.value,
+            "additions": self.additions,
+            "deletions": self.deletions,
+            "binary": self.binary,
+            "link_target": self.link_target,
+            "link_outside": self.link_outside,
+            "patch_span": self.span.to_json() if self.span else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +106,23 @@ class TreeDiff:
     ``base`` is the commit SHA (``changes_since``) or snapshot tree SHA (``changes_between``)
     compared against; ``tree`` is the tree SHA of the compared content (exclusions and
     ``paths`` applied), which is what ``apply_changes`` merges. ``patch`` is filled only when
-    asked for.
+    asked for (then each file's ``span`` says where its section is; see :func:`assemble`).
     """
 
     base: str
     tree: str
     files: list[FileChange] = field(default_factory=list)
     patch: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The diff as ``caesar diff --json`` and the MCP ``caesar_diff`` return it."""
+        return {
+            "base": self.base,
+            "tree": self.tree,
+            "is_empty": self.is_empty,
+            "files": [change.to_json() for change in self.files],
+            "patch": self.patch,
+        }
 
     @property
     def is_empty(self) -> bool:
@@ -251,10 +300,27 @@ def reconcile(
     return Reconciled(repo=repo, base_tree=base_tree, tree=as_tree(repo, tree_id), diff=diff)
 
 
-def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
-    """The public view of a reconciliation: one ``FileChange`` per file, sorted by path."""
+def assemble(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -> TreeDiff:
+    """A diff from each file's change and its section of text, in the patch's order: the patch
+    is the sections joined, each change carries its ``span`` in it, and the files are sorted by
+    path (git's delta order is not path order, so the spans are what find a file's text)."""
     files: list[FileChange] = []
     texts: list[str] = []
+    start = line = 0
+    for change, text in sections:
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
+        span = PatchSpan(start, start + len(text), line, lines) if text else None
+        files.append(replace(change, span=span))
+        texts.append(text)
+        start += len(text)
+        line += lines
+    files.sort(key=lambda change: change.path)
+    return TreeDiff(base=base, tree=tree, files=files, patch="".join(texts))
+
+
+def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
+    """The public view of a reconciliation: one ``FileChange`` per file, sorted by path."""
+    sections: list[tuple[FileChange, str]] = []
     for patch in found.diff:
         if patch is None:  # pragma: no cover - tree-to-tree deltas always carry a patch
             continue
@@ -264,23 +330,18 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
         target = None
         if action is not ChangeAction.DELETED and delta.new_file.mode == FileMode.LINK:
             target = _link_target(found.repo, delta.new_file.id)
-        files.append(
-            FileChange(
-                path=delta.new_file.path,
-                action=action,
-                old_path=delta.old_file.path if action is ChangeAction.RENAMED else None,
-                additions=additions,
-                deletions=deletions,
-                binary=bool(delta.is_binary),
-                link_target=target,
-                link_outside=target is not None
-                and link_leaves_repository(delta.new_file.path, target),
-            )
+        change = FileChange(
+            path=delta.new_file.path,
+            action=action,
+            old_path=delta.old_file.path if action is ChangeAction.RENAMED else None,
+            additions=additions,
+            deletions=deletions,
+            binary=bool(delta.is_binary),
+            link_target=target,
+            link_outside=target is not None and link_leaves_repository(delta.new_file.path, target),
         )
-        if with_patch:
-            texts.append(patch.text or "")
-    files.sort(key=lambda change: change.path)
-    return TreeDiff(base=base, tree=str(found.tree.id), files=files, patch="".join(texts))
+        sections.append((change, (patch.text or "") if with_patch else ""))
+    return assemble(base, str(found.tree.id), sections)
 
 
 def _link_target(repo: pygit2.Repository, oid: pygit2.Oid) -> str:

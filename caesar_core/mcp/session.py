@@ -176,26 +176,11 @@ class Session:
 
     def diff(self, task_id: str) -> dict[str, Any]:
         record = self.store.get(check_task_id(task_id))
-        diff = worktrees.task_diff(record, with_patch=True)
-        if diff is None:
-            return {"task_id": task_id, "is_empty": True, "files": [], "patch": ""}
-        return {
-            "task_id": task_id,
-            "is_empty": diff.is_empty,
-            "files": [{"path": f.path, "action": f.action.value} for f in diff.files],
-            "patch": diff.patch,
-        }
+        return worktrees.diff_json(task_id, worktrees.task_diff(record, with_patch=True))
 
     def apply(self, task_id: str) -> dict[str, Any]:
         record = self.store.get(check_task_id(task_id))
-        result = worktrees.apply(self.store, record)
-        return {
-            "task_id": task_id,
-            "applied": result.applied,
-            "files": result.files,
-            "written": result.written,
-            "conflicts": result.conflicts,
-        }
+        return worktrees.apply_json(task_id, worktrees.apply(self.store, record))
 
     def answer(self, task_id: str, question_id: str, text: str) -> dict[str, Any]:
         reply = control.answer(self.store, check_task_id(task_id), question_id, text, by="mcp")

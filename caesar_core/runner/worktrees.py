@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.git import (
@@ -76,6 +77,22 @@ def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | Non
                 with_patch=with_patch,
             )
     return None
+
+
+def diff_json(task_id: str, diff: TreeDiff | None) -> dict[str, Any]:
+    """A task's diff as ``caesar diff --json`` and the MCP ``caesar_diff`` return it: the
+    task's id and ``TreeDiff.to_json``; without git (``diff`` None) no file, ``base`` null."""
+    body: dict[str, Any] = (
+        diff.to_json()
+        if diff is not None
+        else {"base": None, "tree": None, "is_empty": True, "files": [], "patch": ""}
+    )
+    return {"task_id": task_id, **body}
+
+
+def apply_json(task_id: str, result: ApplyResult) -> dict[str, Any]:
+    """An apply's outcome as ``caesar apply --json`` and the MCP ``caesar_apply`` return it."""
+    return {"task_id": task_id, **result.to_json()}
 
 
 def apply(
