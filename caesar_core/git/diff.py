@@ -303,14 +303,16 @@ def reconcile(
 def assemble(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -> TreeDiff:
     """A diff from each file's change and its section of text, in the patch's order: the patch
     is the sections joined, each change carries its ``span`` in it, and the files are sorted by
-    path (git's delta order is not path order, so the spans are what find a file's text)."""
+    path (git's delta order is not path order, so the spans are what find a file's text).
+    Sections end with a newline, as git writes them (``\\ No newline at end of file`` included).
+    """
     files: list[FileChange] = []
     texts: list[str] = []
     start = line = 0
     for change, text in sections:
         lines = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
         span = PatchSpan(start, start + len(text), line, lines) if text else None
-        files.append(replace(change, span=span))
+        files.append(replace(change, span=span) if span != change.span else change)
         texts.append(text)
         start += len(text)
         line += lines
