@@ -8,10 +8,13 @@ with a status, a report and a ``finished`` event: no task is left running by an 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import shlex
 import socket
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,10 +47,25 @@ from caesar_core.runner.reconcile import reconcile
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
+from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
 from caesar_core.store.ids import new_task_id
 from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
+
+RECORD_RETRIES_S = (0.1, 0.5, 1.0, 2.0)
+"""Pauses between attempts at writing a final record on a full disk (space often comes back)."""
+
+
+class RecordNotWritten(CaesarError):
+    """Not even the task's record could be written: the watchdog keeps trying."""
+
+    def __init__(self, task_id: str, why: str) -> None:
+        super().__init__(
+            f"task {task_id} could not be concluded: {why}",
+            "free disk space; the task is then concluded failed by its watchdog or the next "
+            "`caesar ps`",
+        )
 
 
 class StartFailed(CaesarError):
@@ -254,6 +272,14 @@ class Runner:
         }
         if adapter.capabilities.json_events:
             env[ENV_STREAM_EVENTS] = "1"
+        timeout_s = plan.timeout_ms / 1000
+        watchdog = Watchdog(self.root, task.id, self.store.record_path(task.id), timeout_s)
+
+        def spawned(pid: int, cgroup: Path | None) -> None:
+            watchdog.arm(pid, cgroup)
+            with contextlib.suppress(OSError):  # a full disk: cancel still finds it by marker
+                self.store.set(task.id, pid=pid, cgroup=str(cgroup) if cgroup else None)
+
         try:
             with self.slots.hold(
                 f"{task.id} {adapter.id}", cancelled=cancel_requested, on_wait=on_wait
@@ -269,20 +295,20 @@ class Runner:
                 ):
                     ended = run_agent(
                         launch,
+                        task_id=task.id,
                         env=env,
                         raw_log=paths.raw_log,
                         translator=translator,
                         events=stream,
-                        timeout_s=plan.timeout_ms / 1000,
+                        timeout_s=timeout_s,
                         cancel_requested=cancel_requested,
-                        on_spawn=lambda pid: self._record_pid(task.id, pid),
+                        on_spawn=spawned,
                     )
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
-        return self._conclude(prepared, ended, translator)
-
-    def _record_pid(self, task_id: str, pid: int) -> None:
-        self.store.set(task_id, pid=pid)
+        outcome = self._conclude_or_fail(prepared, ended, translator)
+        watchdog.disarm()  # left running when the record could not be written: it retries
+        return outcome
 
     def run(
         self,
@@ -296,6 +322,49 @@ class Runner:
         return self.execute(prepared, on_wait=on_wait, interrupted=interrupted)
 
     # -- conclude ----------------------------------------------------------------------------
+
+    def _conclude_or_fail(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+        """Conclude; a write that fails on the way (a full disk) ends the task failed, with the
+        reason, instead of a traceback and a task left ``running``."""
+        try:
+            return self._conclude(prepared, ended, translator)
+        except OSError as error:
+            return self._conclude_unwritten(prepared, ended, error)
+
+    def _conclude_unwritten(self, prepared: Prepared, ended: Exit, error: OSError) -> Outcome:
+        task, paths = prepared.task, prepared.paths
+        reason = f"the task's outcome could not be written: {_io_reason(error)}"
+        report = Report(
+            protocol=REPORT_V1,
+            task_id=task.id,
+            status=ReportStatus.FAILED,
+            summary=f"The task could not be concluded: {_io_reason(error)}.",
+            findings=[*prepared.findings, _finding(Severity.HIGH, "Outcome not written", reason)],
+        )
+        with contextlib.suppress(OSError):
+            atomic_write(paths.report, dump_json(report.to_json_dict()))
+        with (
+            contextlib.suppress(OSError, CaesarError),
+            EventWriter(paths.events, task.id, clock=self.clock) as closing,
+        ):
+            closing.append(Error(message=reason, fatal=True))
+            closing.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
+        for pause in RECORD_RETRIES_S:
+            try:
+                final, _ = self.store.conclude(
+                    task.id,
+                    TaskStatus.FAILED,
+                    now=self.clock(),
+                    exit_code=ended.exit_code,
+                    report_status=ReportStatus.FAILED,
+                    report_source=ReportSource.SYNTHESIZED,
+                    ended_reason=reason,
+                )
+                return Outcome(final, report, None, paths)
+            except OSError as again:
+                error = again
+                time.sleep(pause)
+        raise RecordNotWritten(task.id, _io_reason(error))
 
     def _conclude(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
@@ -323,6 +392,9 @@ class Runner:
             )
         if ended.spawn_error:
             findings.append(_finding(Severity.HIGH, "Agent did not start", ended.spawn_error))
+        if ended.output_lost:
+            detail = f"{ended.output_lost}. The agent was left to finish; judge it by its diff."
+            findings.append(_finding(Severity.HIGH, "Output lost", detail))
         if translator.skipped:
             findings.append(
                 _finding(
@@ -409,6 +481,13 @@ def channel_for(paths: TaskPaths) -> Channel:
 
 def _channel_argv(channel: Channel | None) -> list[str]:
     return [] if channel is None else [channel.command, *channel.args]
+
+
+def _io_reason(error: OSError) -> str:
+    where = f" ({error.filename})" if error.filename else ""
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full{where}"
+    return f"{error.strerror or error}{where}"
 
 
 def _reason(error: Exception) -> str:
