@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import subprocess
 import threading
 import time
@@ -57,7 +58,7 @@ class _Log:
     """
 
     def __init__(self, path: Path) -> None:
-        self._file = path.open("ab", buffering=0)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         self._lock = threading.Lock()
         self.error: OSError | None = None
         self.lost_bytes = 0
@@ -66,15 +67,19 @@ class _Log:
         with self._lock:
             if self.error is None:
                 try:
-                    self._file.write(data)
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(self._fd, view) :]
                     return
                 except OSError as error:
                     self.error = error
+                    self.lost_bytes += len(view)
+                    return
             self.lost_bytes += len(data)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
-            self._file.close()
+            os.close(self._fd)
 
 
 class _Events:
