@@ -306,6 +306,8 @@ class Runner:
                     )
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
+        except OSError as error:  # a full disk before the agent ran: its task still concludes
+            ended = Exit(None, spawn_error=f"the agent could not be started: {_io_reason(error)}")
         outcome = self._conclude_or_fail(prepared, ended, translator)
         watchdog.disarm()  # left running when the record could not be written: it retries
         return outcome

@@ -153,6 +153,8 @@ def _conclude(root: Path, task_id: str) -> bool:
         return store.get(task_id).status.terminal
     except OSError:
         return False  # a full disk: try again later
+    except Exception:
+        return True  # a record that cannot be read: retrying would not help; ps says why
 
 
 def watch(args: argparse.Namespace) -> None:

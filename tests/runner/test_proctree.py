@@ -176,3 +176,40 @@ def test_a_full_disk_under_raw_log_never_stops_the_pump(
     assert ended.output_lost is not None
     assert "the disk is full" in ended.output_lost and "raw.log stopped" in ended.output_lost
     assert raw_log.stat().st_size == 0
+
+
+REAPER = """
+import os, subprocess, sys, time
+from caesar_core.runner import proctree
+
+assert proctree.become_subreaper()
+with proctree.spawn_lock:
+    own = subprocess.Popen(["sh", "-c", "exit 7"], start_new_session=True)
+    proctree.started(own.pid)
+with proctree.spawn_lock:
+    agent = subprocess.Popen(
+        ["sh", "-c", "setsid sh -c 'sleep 0.1' & sh -c 'sleep 0.1' &"], start_new_session=True
+    )
+    proctree.started(agent.pid)
+agent.wait()
+proctree.forget(agent.pid)
+def zombies():
+    return sorted(p.pid for p in proctree._children_zombies(os.getpid()))
+
+deadline = time.monotonic() + 20
+while len(zombies()) < 3 and time.monotonic() < deadline:
+    time.sleep(0.02)  # the orphans exit: zombies of this subreaper, and so is `own`
+before = zombies()
+proctree.reap(agent.pid)
+after = zombies()
+print(len(before), after == [own.pid], own.wait())
+"""
+
+
+def test_reaping_takes_the_agents_orphans_never_a_child_caesar_waits_for() -> None:
+    """As a subreaper, caesar collects the zombies its agents' orphans leave, and only those:
+    a ``Popen`` of its own keeps its exit status."""
+    done = subprocess.run(
+        [sys.executable, "-c", REAPER], capture_output=True, text=True, check=False, timeout=30
+    )
+    assert done.stdout.split() == ["3", "True", "7"], done.stderr
