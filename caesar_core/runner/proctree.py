@@ -32,8 +32,8 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from caesar_core.runner import cgroup as cgroups
 
@@ -55,8 +55,7 @@ reaping sweep never takes a just-exited child whose ``Popen`` has not been regis
 _started: set[int] = set()
 
 
-@dataclass(frozen=True)
-class Proc:
+class Proc(NamedTuple):
     pid: int
     ppid: int
     pgid: int

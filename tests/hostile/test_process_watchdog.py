@@ -44,7 +44,7 @@ def concluded(repo: Path, task_id: str) -> str | None:
 
 def test_an_orphaned_agent_is_stopped_at_its_deadline_and_concluded(repo: Path) -> None:
     hostile_agent(repo, "orphan", f"{ESCAPES['setsid']}\nsleep 60\n")
-    run = start_run(repo, "--timeout", "4s")
+    run = start_run(repo, "--timeout", "6s")
     task_id = daemon_started(repo)
     run.send_signal(signal.SIGKILL)
     run.communicate(timeout=30)
