@@ -276,8 +276,7 @@ class Runner:
         watchdog = Watchdog(self.root, task.id, self.store.record_path(task.id), timeout_s)
 
         def spawned(pid: int, cgroup: Path | None) -> None:
-            watchdog.arm(pid, cgroup)
-            with contextlib.suppress(OSError):  # a full disk: cancel still finds it by marker
+            with contextlib.suppress(OSError):  # a full disk: it is still found by its marker
                 self.store.set(task.id, pid=pid, cgroup=str(cgroup) if cgroup else None)
 
         try:
@@ -293,6 +292,7 @@ class Runner:
                     injected(launch.files),
                     EventWriter(paths.events, task.id, clock=self.clock) as stream,
                 ):
+                    watchdog.arm()
                     ended = run_agent(
                         launch,
                         task_id=task.id,

@@ -2,8 +2,9 @@
 caesar process running the task is gone (killed with ``kill -9``, its machine's OOM killer).
 
 The runner starts it (``python -m caesar_core.runner.watchdog``) in a session of its own right
-after the agent, and stops it when the task has concluded. Until then it waits, at no cost, for
-the orchestrator to exit. Then, if the task is still not concluded:
+before the agent, and stops it when the task has concluded; it learns the agent's pid and
+cgroup from the task's record. Until then it waits, at no cost, for the orchestrator to exit.
+Then, if the task is still not concluded:
 
 - it lets the agent go on until its deadline (or until every process of the task has ended),
 - stops the task's whole tree (``proctree.stop``), and
@@ -52,8 +53,9 @@ class Watchdog:
         self.timeout_s = timeout_s
         self._process: subprocess.Popen[bytes] | None = None
 
-    def arm(self, leader: int, cgroup: Path | None) -> None:
-        """Start the watchdog for the agent ``leader`` (just spawned); a failure to start it
+    def arm(self) -> None:
+        """Start the watchdog, just before the agent: no moment of the agent's life goes
+        unwatched. It learns the agent's pid and cgroup from the record. A failure to start it
         costs the task nothing but this protection."""
         import subprocess
 
@@ -71,11 +73,7 @@ class Watchdog:
             repr(time.monotonic() + self.timeout_s),
             "--orchestrator",
             str(os.getpid()),
-            "--leader",
-            str(leader),
         ]
-        if cgroup is not None:
-            argv += ["--cgroup", str(cgroup)]
         with proctree.spawn_lock:
             try:
                 self._process = subprocess.Popen(
@@ -104,14 +102,36 @@ class Watchdog:
 # -- the watchdog process ------------------------------------------------------------------
 
 
-def _concluded(record: Path) -> bool:
-    """Whether the record is terminal (an unreadable record counts as not, for now)."""
+class Args(NamedTuple):
+    root: str
+    task: str
+    record: str
+    deadline: float
+    """A ``time.monotonic()`` value: the clock is the machine's, shared by its processes."""
+    orchestrator: int
+
+
+class Target(NamedTuple):
+    """What the record says of the task: concluded yet, its agent's pid, its cgroup."""
+
+    concluded: bool
+    leader: int | None
+    cgroup: Path | None
+
+
+def _target(args: Args) -> Target:
+    """The record read again (an unreadable one: not concluded, nothing known but the marker)."""
     try:
-        with open(record, "rb") as handle:
-            status = json.loads(handle.read(_RECORD_LIMIT)).get("status")
+        with open(args.record, "rb") as handle:
+            data = json.loads(handle.read(_RECORD_LIMIT))
+        pid, group = data.get("pid"), data.get("cgroup")
+        return Target(
+            data.get("status") in _TERMINAL,
+            pid if type(pid) is int and pid > 1 else None,
+            cgroups.checked(group if isinstance(group, str) else None, args.task),
+        )
     except (OSError, ValueError, AttributeError):
-        return False
-    return status in _TERMINAL
+        return Target(False, None, None)
 
 
 def _wait_exit(pid: int, timeout_s: float) -> bool:
@@ -157,54 +177,51 @@ def _conclude(root: Path, task_id: str) -> bool:
 
 
 def watch(args: Args) -> None:
-    record, task_id = Path(args.record), args.task
-    group = cgroups.checked(args.cgroup, task_id)
+    task_id = args.task
+    known = Target(False, None, None)
+
+    def look() -> Target:
+        nonlocal known
+        seen = _target(args)
+        known = Target(seen.concluded, seen.leader or known.leader, seen.cgroup or known.cgroup)
+        return known
 
     def stop_tree() -> None:
-        proctree.stop(task_id, leader=args.leader, cgroup=group)
+        proctree.stop(task_id, leader=known.leader, cgroup=known.cgroup)
 
     late = args.deadline + proctree.KILL_GRACE_S + LATE_S
     stopped = False
     while not _wait_exit(args.orchestrator, CHECK_S if stopped else min(CHECK_S, late - now())):
-        if _concluded(record):
+        if look().concluded:
             return
         if not stopped and now() >= late:
             stop_tree()  # the orchestrator lives but does not act: the deadline still holds
             stopped = True
     try:
-        if _concluded(record):
+        if look().concluded:
             return
         # The orchestrator is gone: the agent may finish on its own until its deadline.
-        while now() < args.deadline and proctree.members(task_id, leader=args.leader, cgroup=group):
+        while now() < args.deadline and proctree.members(
+            task_id, leader=known.leader, cgroup=known.cgroup
+        ):
             left = args.deadline - now()
-            if _alive(args.leader):
-                _wait_exit(args.leader, min(CHECK_S, left))
+            if known.leader is not None and _alive(known.leader):
+                _wait_exit(known.leader, min(CHECK_S, left))
             else:
                 time.sleep(max(0.0, min(1.0, left)))
-            if _concluded(record):
+            if look().concluded:
                 return
         stop_tree()
         give_up = now() + CONCLUDE_FOR_S
         while not _conclude(Path(args.root), task_id) and now() < give_up:
             time.sleep(CHECK_S)
     finally:
-        if group is not None:
-            cgroups.remove(group)
+        if known.cgroup is not None:
+            cgroups.remove(known.cgroup)
 
 
 def now() -> float:
     return time.monotonic()
-
-
-class Args(NamedTuple):
-    root: str
-    task: str
-    record: str
-    deadline: float
-    """A ``time.monotonic()`` value: the clock is the machine's, shared by its processes."""
-    orchestrator: int
-    leader: int
-    cgroup: str | None
 
 
 def parse(argv: list[str]) -> Args:
@@ -217,8 +234,6 @@ def parse(argv: list[str]) -> Args:
             record=given["--record"],
             deadline=float(given["--deadline"]),
             orchestrator=int(given["--orchestrator"]),
-            leader=int(given["--leader"]),
-            cgroup=given.get("--cgroup"),
         )
     except (KeyError, ValueError) as error:
         raise SystemExit(f"caesar watchdog: bad arguments ({error}): {argv}") from None
