@@ -9,12 +9,10 @@ with a status, a report and a ``finished`` event: no task is left running by an 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import shlex
 import socket
 import sys
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -47,25 +45,12 @@ from caesar_core.runner.reconcile import reconcile
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
+from caesar_core.runner.unwritten import conclude_unwritten, io_reason
 from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
 from caesar_core.store.ids import new_task_id
 from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
-
-RECORD_RETRIES_S = (0.1, 0.5, 1.0, 2.0)
-"""Pauses between attempts at writing a final record on a full disk (space often comes back)."""
-
-
-class RecordNotWritten(CaesarError):
-    """Not even the task's record could be written: the watchdog keeps trying."""
-
-    def __init__(self, task_id: str, why: str) -> None:
-        super().__init__(
-            f"task {task_id} could not be concluded: {why}",
-            "free disk space; the task is then concluded failed by its watchdog or the next "
-            "`caesar ps`",
-        )
 
 
 class StartFailed(CaesarError):
@@ -307,7 +292,7 @@ class Runner:
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
         except OSError as error:  # a full disk before the agent ran: its task still concludes
-            ended = Exit(None, spawn_error=f"the agent could not be started: {_io_reason(error)}")
+            ended = Exit(None, spawn_error=f"the agent could not be started: {io_reason(error)}")
         outcome = self._conclude_or_fail(prepared, ended, translator)
         watchdog.disarm()  # left running when the record could not be written: it retries
         return outcome
@@ -331,42 +316,16 @@ class Runner:
         try:
             return self._conclude(prepared, ended, translator)
         except OSError as error:
-            return self._conclude_unwritten(prepared, ended, error)
-
-    def _conclude_unwritten(self, prepared: Prepared, ended: Exit, error: OSError) -> Outcome:
-        task, paths = prepared.task, prepared.paths
-        reason = f"the task's outcome could not be written: {_io_reason(error)}"
-        report = Report(
-            protocol=REPORT_V1,
-            task_id=task.id,
-            status=ReportStatus.FAILED,
-            summary=f"The task could not be concluded: {_io_reason(error)}.",
-            findings=[*prepared.findings, _finding(Severity.HIGH, "Outcome not written", reason)],
-        )
-        with contextlib.suppress(OSError):
-            atomic_write(paths.report, dump_json(report.to_json_dict()))
-        with (
-            contextlib.suppress(OSError, CaesarError),
-            EventWriter(paths.events, task.id, clock=self.clock) as closing,
-        ):
-            closing.append(Error(message=reason, fatal=True))
-            closing.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
-        for pause in RECORD_RETRIES_S:
-            try:
-                final, _ = self.store.conclude(
-                    task.id,
-                    TaskStatus.FAILED,
-                    now=self.clock(),
-                    exit_code=ended.exit_code,
-                    report_status=ReportStatus.FAILED,
-                    report_source=ReportSource.SYNTHESIZED,
-                    ended_reason=reason,
-                )
-                return Outcome(final, report, None, paths)
-            except OSError as again:
-                error = again
-                time.sleep(pause)
-        raise RecordNotWritten(task.id, _io_reason(error))
+            record, report = conclude_unwritten(
+                self.store,
+                prepared.paths,
+                prepared.task.id,
+                error,
+                findings=prepared.findings,
+                exit_code=ended.exit_code,
+                clock=self.clock,
+            )
+            return Outcome(record, report, None, prepared.paths)
 
     def _conclude(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
@@ -483,13 +442,6 @@ def channel_for(paths: TaskPaths) -> Channel:
 
 def _channel_argv(channel: Channel | None) -> list[str]:
     return [] if channel is None else [channel.command, *channel.args]
-
-
-def _io_reason(error: OSError) -> str:
-    where = f" ({error.filename})" if error.filename else ""
-    if error.errno in (errno.ENOSPC, errno.EDQUOT):
-        return f"the disk is full{where}"
-    return f"{error.strerror or error}{where}"
 
 
 def _reason(error: Exception) -> str:
