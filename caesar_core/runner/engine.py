@@ -8,6 +8,7 @@ with a status, a report and a ``finished`` event: no task is left running by an 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import socket
@@ -46,6 +47,8 @@ from caesar_core.runner.reconcile import reconcile
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
+from caesar_core.runner.unwritten import conclude_unwritten, io_reason
+from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
 from caesar_core.store.ids import new_task_id
 from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
@@ -256,6 +259,13 @@ class Runner:
         }
         if adapter.capabilities.json_events:
             env[ENV_STREAM_EVENTS] = "1"
+        timeout_s = plan.timeout_ms / 1000
+        watchdog = Watchdog(self.root, task.id, self.store.record_path(task.id), timeout_s)
+
+        def spawned(pid: int, cgroup: Path | None) -> None:
+            with contextlib.suppress(OSError):  # a full disk: it is still found by its marker
+                self.store.set(task.id, pid=pid, cgroup=str(cgroup) if cgroup else None)
+
         try:
             with self.slots.hold(
                 f"{task.id} {adapter.id}", cancelled=cancel_requested, on_wait=on_wait
@@ -269,22 +279,25 @@ class Runner:
                     injected(launch.files),
                     EventWriter(paths.events, task.id, clock=self.clock) as stream,
                 ):
+                    watchdog.arm()
                     ended = run_agent(
                         launch,
+                        task_id=task.id,
                         env=env,
                         raw_log=paths.raw_log,
                         translator=translator,
                         events=stream,
-                        timeout_s=plan.timeout_ms / 1000,
+                        timeout_s=timeout_s,
                         cancel_requested=cancel_requested,
-                        on_spawn=lambda pid: self._record_pid(task.id, pid),
+                        on_spawn=spawned,
                     )
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
-        return self._conclude(prepared, ended, translator)
-
-    def _record_pid(self, task_id: str, pid: int) -> None:
-        self.store.set(task_id, pid=pid)
+        except OSError as error:  # a full disk before the agent ran: its task still concludes
+            ended = Exit(None, spawn_error=f"the agent could not be started: {io_reason(error)}")
+        outcome = self._conclude_or_fail(prepared, ended, translator)
+        watchdog.disarm()  # left running when the record could not be written: it retries
+        return outcome
 
     def run(
         self,
@@ -298,6 +311,23 @@ class Runner:
         return self.execute(prepared, on_wait=on_wait, interrupted=interrupted)
 
     # -- conclude ----------------------------------------------------------------------------
+
+    def _conclude_or_fail(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+        """Conclude; a write that fails on the way (a full disk) ends the task failed, with the
+        reason, instead of a traceback and a task left ``running``."""
+        try:
+            return self._conclude(prepared, ended, translator)
+        except OSError as error:
+            record, report = conclude_unwritten(
+                self.store,
+                prepared.paths,
+                prepared.task.id,
+                error,
+                findings=prepared.findings,
+                exit_code=ended.exit_code,
+                clock=self.clock,
+            )
+            return Outcome(record, report, None, prepared.paths)
 
     def _conclude(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
@@ -331,6 +361,9 @@ class Runner:
             )
         if ended.spawn_error:
             findings.append(_finding(Severity.HIGH, "Agent did not start", ended.spawn_error))
+        if ended.output_lost:
+            detail = f"{ended.output_lost}. The agent was left to finish; judge it by its diff."
+            findings.append(_finding(Severity.HIGH, "Output lost", detail))
         if translator.skipped:
             findings.append(
                 _finding(

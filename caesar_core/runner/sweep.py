@@ -5,7 +5,7 @@ say ``running`` forever. Any command that lists tasks first sweeps them: the rec
 caesar process that ran it (pid and host), and when that process is gone from this host the
 task is concluded ``failed``. A report the agent wrote is kept (its status becomes the
 ``report_status``); otherwise a report says what happened. An agent still running orphaned is
-stopped with its group.
+stopped with every process it started.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from caesar_core.protocol.documents import read_report
 from caesar_core.protocol.event import Error, Finished
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.versions import REPORT_V1
+from caesar_core.runner.control import stop_task
 from caesar_core.runner.slots import pid_alive
-from caesar_core.runner.supervise import stop_group
 from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
 
@@ -46,8 +46,7 @@ def sweep(store: TaskStore, *, now: datetime | None = None) -> list[str]:
 
 
 def conclude_abandoned(store: TaskStore, record: TaskRecord, *, now: datetime) -> None:
-    if record.pid is not None and pid_alive(record.pid):
-        stop_group(record.pid)
+    stop_task(record)
     paths = store.paths(record.id)
     why = (
         f"the caesar process that ran this task (pid {record.orchestrator_pid}) is gone; "

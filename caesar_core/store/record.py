@@ -59,6 +59,8 @@ class TaskRecord(ProtocolModel):
     ended_at: AwareDatetime | None = None
     pid: int | None = None
     """The agent's process (group leader) while it runs; cleared when it ends."""
+    cgroup: str | None = None
+    """The task's own cgroup v2 directory, when one could be made (``runner/cgroup.py``)."""
     parent_id: str | None = None
     """The task that delegated this one, when an agent delegated through caesar."""
     depth: Annotated[int, Field(ge=0)] = 0
