@@ -21,7 +21,10 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         views = {task_id: monitor.view(task_id, now) for task_id in monitor.ids()}
     finally:
         monitor.close()
+    broken = [f"broken {problem}" for problem in monitor.problems]
     if not views:
+        if broken:
+            return "\n".join(broken) + "\n"
         return "no tasks yet: start one with `caesar run OBJECTIVE --agent demo`\n"
     counts: dict[str, int] = {}
     for view in views.values():
@@ -37,6 +40,8 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         mark = "?" if view.needs_input else STATUS_GLYPH[record.status]
         headline = view.asking if view.needs_input else view.activity.headline
         stalled = " (stalled)" if view.activity.stalled else ""
+        if view.problem:
+            stalled += f"  [broken: {view.problem}]"
         lines.append(
             f"{'  ' * level}{mark} {record.id}  {record.role or record.agent:<10} "
             f"{age((now - record.created_at).total_seconds()):>4}  {headline}{stalled}"
@@ -50,4 +55,4 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         for question in view.pending:
             options = f" [{' / '.join(question.options)}]" if question.options else ""
             lines.append(f"question {view.id} {question.id}: {question.question}{options}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + broken) + "\n"

@@ -106,38 +106,31 @@ class Collected:
 
 
 def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[Collected]:
-    """Remove the worktrees of ended tasks, keeping any that hold unapplied work."""
+    """Remove the worktrees of ended tasks, keeping any that hold unapplied work.
+
+    Each task is decided on its own: one whose worktree or record cannot be judged is kept,
+    with the reason, and the others are collected all the same.
+    """
     decisions: list[Collected] = []
-    records = {r.id: r for r in store.list().records}
+    listing = store.list()
+    for unreadable, problem in listing.problems:
+        decisions.append(
+            Collected(str(unreadable), unreadable.stem, "kept", f"unreadable record: {problem}")
+        )
     repo = find_repository(store.root)
     known_paths: set[str] = set()
-    for record in records.values():
+    for record in listing.records:
         if not record.worktree_path or not Path(record.worktree_path).is_dir():
             continue
         known_paths.add(str(Path(record.worktree_path).resolve()))
-        repo_root = _main_repository(record)
-        if not record.status.terminal and not abandoned(record):
-            decisions.append(Collected(record.worktree_path, record.id, "kept", "still running"))
-            continue
-        if not force and _holds_unapplied_work(repo_root, Path(record.worktree_path), record):
+        try:
+            decisions.append(_collect(store, record, dry_run=dry_run, force=force))
+        except Exception as error:  # one broken task never stops the collection of the others
+            why = error.reason if isinstance(error, CaesarError) else f"{type(error).__name__}"
+            detail = "" if isinstance(error, CaesarError) else f": {error}"
             decisions.append(
-                Collected(
-                    record.worktree_path,
-                    record.id,
-                    "kept",
-                    f"holds unapplied work: caesar apply {record.id} (or gc --force)",
-                )
+                Collected(record.worktree_path, record.id, "kept", f"broken: {why}{detail}")
             )
-            continue
-        reason = "applied" if record.applied_digest else "no changes"
-        if force and _holds_unapplied_work(repo_root, Path(record.worktree_path), record):
-            reason = "forced: unapplied work discarded"
-        if dry_run:
-            decisions.append(Collected(record.worktree_path, record.id, "would remove", reason))
-            continue
-        remove_worktree(repo_root, Path(record.worktree_path), record.branch)
-        store.set(record.id, discarded_at=datetime.now(UTC))
-        decisions.append(Collected(record.worktree_path, record.id, "removed", reason))
     if repo is not None:
         for info in list_worktrees(repo):
             path = str(Path(info.path).resolve())
@@ -148,6 +141,31 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
                 Collected(path, None, "kept", "orphan worktree with no task record; remove by hand")
             )
     return decisions
+
+
+def _collect(store: TaskStore, record: TaskRecord, *, dry_run: bool, force: bool) -> Collected:
+    """What ``gc`` does with one task's worktree."""
+    assert record.worktree_path is not None
+    worktree = Path(record.worktree_path)
+    repo_root = _main_repository(record)
+    if not record.status.terminal and not abandoned(record):
+        return Collected(record.worktree_path, record.id, "kept", "still running")
+    unapplied = _holds_unapplied_work(repo_root, worktree, record)
+    if unapplied and not force:
+        return Collected(
+            record.worktree_path,
+            record.id,
+            "kept",
+            f"holds unapplied work: caesar apply {record.id} (or gc --force)",
+        )
+    reason = "applied" if record.applied_digest else "no changes"
+    if unapplied:
+        reason = "forced: unapplied work discarded"
+    if dry_run:
+        return Collected(record.worktree_path, record.id, "would remove", reason)
+    remove_worktree(repo_root, worktree, record.branch)
+    store.set(record.id, discarded_at=datetime.now(UTC))
+    return Collected(record.worktree_path, record.id, "removed", reason)
 
 
 def _holds_unapplied_work(repo: Path, worktree: Path, record: TaskRecord) -> bool:

@@ -80,6 +80,9 @@ class TaskRecord(ProtocolModel):
     report_source: ReportSource | None = None
     changes_verified_by: VerifiedBy | None = None
     report_status: ReportStatus | None = None
+    finished_seq: int | None = None
+    """The ``seq`` of caesar's own ``finished`` event in ``events.jsonl``. Agents may append any
+    line to their log, one that looks like a ``finished`` too: only this one is the outcome."""
     applied_at: AwareDatetime | None = None
     discarded_at: AwareDatetime | None = None
     """When its worktree and branch were removed (``caesar discard`` or ``caesar gc``)."""
