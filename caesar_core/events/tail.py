@@ -151,7 +151,8 @@ class LineTail:
         Returns whether earlier reads are void (a reset), and the file's current size.
         """
         try:
-            st = safefs.lstat(self.path.parent, self.path.name)
+            # The log itself, not what a link there points to (its directory is trusted).
+            st = os.lstat(self.path)
         except OSError as error:
             self.problem = "" if isinstance(error, FileNotFoundError) else str(error)
             had_data = self._offset > 0

@@ -145,6 +145,9 @@ class EventWriter:
         self._dir = path.parent
         """The task directory: trusted as a path, nothing below it is."""
         self._lock_path = lock_path_for(path)
+        self._log_name = path.name
+        self._lock_name = self._lock_path.name
+        self._dir_fd = -1
         self._log_fd = -1
         self._lock_fd = -1
         self._pid = -1
@@ -205,9 +208,15 @@ class EventWriter:
     # -- files and lock -----------------------------------------------------------------
 
     def _open(self) -> None:
-        # Read access too: scans and the fingerprint check must see the very inode we append to.
-        self._log_fd = self._claim(self.path.name, os.O_RDWR | os.O_APPEND)
-        self._lock_fd = self._claim(self._lock_path.name, os.O_RDWR)
+        try:
+            self._dir_fd = safefs.open_root(self._dir)
+            # Read access too: scans and the fingerprint check must see the very inode we
+            # append to.
+            self._log_fd = self._claim(self._log_name, os.O_RDWR | os.O_APPEND)
+            self._lock_fd = self._claim(self._lock_name, os.O_RDWR)
+        except BaseException:
+            self._close_fds()
+            raise
         self._pid = os.getpid()
 
     def _claim(self, name: str, flags: int) -> int:
@@ -219,15 +228,15 @@ class EventWriter:
     def _current(self, name: str) -> os.stat_result | None:
         """What is at ``name`` now, the entry itself (a link is not followed)."""
         try:
-            return safefs.lstat(self._dir, name)
+            return os.stat(name, dir_fd=self._dir_fd, follow_symlinks=False)
         except FileNotFoundError:
             return None
 
     def _close_fds(self) -> None:
-        for fd in (self._log_fd, self._lock_fd):
+        for fd in (self._log_fd, self._lock_fd, self._dir_fd):
             if fd >= 0:
                 os.close(fd)
-        self._log_fd = self._lock_fd = -1
+        self._log_fd = self._lock_fd = self._dir_fd = -1
 
     def _ensure_open(self) -> None:
         if self._closed:
@@ -242,23 +251,23 @@ class EventWriter:
         while True:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
             held = os.fstat(self._lock_fd)
-            current = self._current(self._lock_path.name)
+            current = self._current(self._lock_name)
             if current is not None and _same_file(held, current):
                 return
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = -1
-            self._lock_fd = self._claim(self._lock_path.name, os.O_RDWR)
+            self._lock_fd = self._claim(self._lock_name, os.O_RDWR)
 
     def _follow_log(self) -> os.stat_result:
         """Reopen the log if it was replaced or removed since we opened it; return its stat."""
         held = os.fstat(self._log_fd)
-        current = self._current(self.path.name)
+        current = self._current(self._log_name)
         if current is not None and _same_file(held, current):
             return held
         os.close(self._log_fd)
         self._log_fd = -1
-        self._log_fd = self._claim(self.path.name, os.O_RDWR | os.O_APPEND)
+        self._log_fd = self._claim(self._log_name, os.O_RDWR | os.O_APPEND)
         return os.fstat(self._log_fd)
 
     # -- allocation ---------------------------------------------------------------------

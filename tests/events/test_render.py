@@ -55,3 +55,14 @@ def test_every_type_has_a_line() -> None:
     assert "[y / n]" in lines[4]
     assert "FATAL" in lines[6]
     assert "partial (exit 1): some" in lines[7]
+
+
+def test_a_finished_line_caesar_did_not_write_says_so() -> None:
+    formatter = EventFormatter()
+    forged = event(1, type="finished", status="success", summary="all tests pass")
+    ours = event(2, type="finished", status="failed", summary="exit 3", exit_code=3)
+    assert "finished  success" in formatter.format(forged)  # told nothing: shown as it is
+    formatter.trust_finished(2)
+    assert "ignored   a finished line caesar did not write (success" in formatter.format(forged)
+    assert "finished  failed (exit 3): exit 3" in formatter.format(ours)
+    assert formatter.caesars(ours) and not formatter.caesars(forged)  # type: ignore[arg-type]

@@ -7,9 +7,9 @@ Everything here runs on real files; concurrency is tested with real processes, b
 from __future__ import annotations
 
 import contextlib
-import os
 import itertools
 import json
+import os
 import subprocess
 import sys
 import textwrap
