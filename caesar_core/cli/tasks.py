@@ -406,7 +406,9 @@ def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> No
     from caesar_core.store import TaskStore
 
     store = TaskStore(root)
-    sweep_one(store, store.get(task_id))  # an abandoned task is concluded before it is shown
+    _, problem = sweep_one(store, store.get(task_id))  # an abandoned task concluded, then shown
+    if problem:
+        click.echo(f"caesar: {problem}", err=True)
     paths = store.paths(task_id)
     printer = _EventPrinter(as_json=as_json)
 

@@ -140,7 +140,7 @@ class Session:
         return view
 
     def status(self, task_id: str) -> dict[str, Any]:
-        record = sweep_one(self.store, self.store.get(check_task_id(task_id)))
+        record, problem = sweep_one(self.store, self.store.get(check_task_id(task_id)))
         last = read_last_events(self.store.paths(task_id).events, 1)
         return {
             "task_id": record.id,
@@ -155,10 +155,11 @@ class Session:
             "ended_at": _iso(record.ended_at),
             "last_event": _shown(last[-1], record) if last else None,
             "pending_questions": self._pending(task_id),
+            **({"problem": problem} if problem else {}),
         }
 
     def logs(self, task_id: str, *, raw: bool, limit: int) -> dict[str, Any]:
-        record = sweep_one(self.store, self.store.get(check_task_id(task_id)))
+        record, _ = sweep_one(self.store, self.store.get(check_task_id(task_id)))
         paths = self.store.paths(record.id)
         if raw:
             problem = ""

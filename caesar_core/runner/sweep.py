@@ -61,12 +61,17 @@ def sweep(store: TaskStore, *, now: datetime | None = None) -> Swept:
     return swept
 
 
-def sweep_one(store: TaskStore, record: TaskRecord) -> TaskRecord:
-    """``record`` as it stands once swept: concluded when it was abandoned, else unchanged."""
+def sweep_one(store: TaskStore, record: TaskRecord) -> tuple[TaskRecord, str]:
+    """``record`` as it stands once swept (concluded when it was abandoned, else unchanged),
+    and why it could not be concluded ("" when nothing went wrong): never raises, so a
+    reader can still show the task."""
     if not abandoned(record):
-        return record
-    conclude_abandoned(store, record, now=datetime.now(UTC))
-    return store.get(record.id)
+        return record, ""
+    try:
+        conclude_abandoned(store, record, now=datetime.now(UTC))
+        return store.get(record.id), ""
+    except Exception as error:  # the task is still shown, with the reason
+        return record, f"the abandoned task could not be concluded: {_reason(error)}"
 
 
 def conclude_abandoned(store: TaskStore, record: TaskRecord, *, now: datetime) -> None:

@@ -173,10 +173,10 @@ class ProjectMonitor:
         """Read the parts ``what`` of one task; whatever goes wrong is that task's problem."""
         self._record(record)
         task = self._tasks[record.id]
+        swept, problem = sweep_one(self.store, record)  # an abandoned task concluded on sight
+        if swept is not record:
+            self._record(swept)
         try:
-            swept = sweep_one(self.store, record)  # an abandoned task is concluded on sight
-            if swept is not record:
-                self._record(swept)
             if "events" in what:
                 self._events(record.id)
             if "mailbox" in what:
@@ -186,7 +186,7 @@ class ProjectMonitor:
         except Exception as error:  # one broken task must never take the others down
             task.problem = _reason(error)
         else:
-            task.problem = ""
+            task.problem = problem
 
     def _locate(self, path: Path) -> tuple[str, str] | None:
         """Which task a changed path belongs to, and which part of it (lexically: a link an
