@@ -466,6 +466,14 @@ def claim(
                 raise  # a directory above it, which is not this file's to fix
             moved.extend(_displace(root, rel, refused))
             continue
+        except PermissionError as denied:
+            # A file of caesar's made unreadable (chmod 000): moved aside like the rest; when
+            # it cannot be moved, the directory itself is the problem, and that is said.
+            try:
+                moved.extend(_displace(root, rel, UnsafeFileError(shown, "is not readable")))
+            except OSError:
+                raise denied from None
+            continue
         return fd, moved
     raise UnsafeFileError(shown, "keeps being replaced; caesar gave up writing it")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from datetime import UTC, datetime
@@ -246,10 +247,12 @@ class _EventPrinter:
         if not self.as_json:
             click.echo(self.formatter.format(event))
             return
-        line = event.model_dump_json(exclude_none=True)
         if isinstance(event, FinishedEvent) and not self.formatter.caesars(event):
-            line = line[:-1] + ',"not_caesars":"a finished event caesar did not write"}'
-        click.echo(line)
+            data = event.model_dump(mode="json", exclude_none=True)
+            data["not_caesars"] = "a finished event caesar did not write"
+            click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+            return
+        click.echo(event.model_dump_json(exclude_none=True))
 
 
 def _outcome_json(outcome: Outcome) -> dict[str, Any]:
@@ -412,11 +415,14 @@ def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> No
     paths = store.paths(task_id)
     printer = _EventPrinter(as_json=as_json)
 
+    told = [""]
+
     def flush_raw(tail: LineTail) -> None:
         for line in tail.read().lines:
             click.echo(line.decode("utf-8", errors="replace"))
-        if tail.problem:
+        if tail.problem and tail.problem != told[0]:
             click.echo(f"caesar: raw.log is not read: {tail.problem}", err=True)
+        told[0] = tail.problem
 
     with EventTail(paths.events) as events, LineTail(paths.raw_log) as lines:
 

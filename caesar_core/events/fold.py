@@ -9,13 +9,13 @@ something is rendered.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
+from caesar_core import safefs
 from caesar_core.events.activity import (
     Activity,
     ActivityStatus,
@@ -386,8 +386,8 @@ def _report_summary(text: str) -> str | None:
     if not body.startswith("{"):
         return None
     try:
-        doc = json.loads(body)
-    except ValueError:
+        doc = safefs.loads(body)  # what the agent said: a deep nesting is refused, not recursed
+    except (ValueError, RecursionError):
         return None
     if not isinstance(doc, dict):
         return None

@@ -113,14 +113,14 @@ class _State:
     @classmethod
     def load(cls, raw: bytes) -> _State | None:
         try:
-            data = json.loads(raw)
+            data = safefs.loads(raw)  # the agent can write the lock file: bad content is no cache
             state = cls(
                 size=data["size"],
                 inode=data["inode"],
                 next_seq=data["next_seq"],
                 tail=bytes.fromhex(data["tail"]),
             )
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, RecursionError):
             return None
         ints = (state.size, state.inode, state.next_seq)
         if not all(type(v) is int and v >= 0 for v in ints):
@@ -154,10 +154,8 @@ class EventWriter:
         self._closed = False
         self._finished_at: tuple[int, int] | None = None
         """Inode and end offset of the ``finished`` this writer wrote, while the log holds it."""
-        self.displaced: list[str] = []
-        """What was moved aside to make room for the log or the lock, one sentence each."""
         self._unsaid: list[str] = []
-        """Of those, the ones not yet told in the log."""
+        """What was moved aside to make room for the log or the lock, not yet told in it."""
         self._open()
 
     # -- public -------------------------------------------------------------------------
@@ -221,7 +219,6 @@ class EventWriter:
 
     def _claim(self, name: str, flags: int) -> int:
         fd, moved = safefs.claim(self._dir, name, flags)
-        self.displaced.extend(moved)
         self._unsaid.extend(moved)
         return fd
 

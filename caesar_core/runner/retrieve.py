@@ -32,13 +32,14 @@ from caesar_core.store.record import ReportSource
 
 LOG_TAIL_BYTES = 64 * 1024
 
+_VERSIONS = " or ".join(f'"{version}"' for version in supported_versions(DocumentKind.REPORT))
 WHAT_TO_WRITE = (
     "A report caesar reads is a regular file (no link, no FIFO) holding one JSON object in "
-    f"UTF-8, at most {safefs.MAX_JSON_DEPTH} levels deep and {safefs.MAX_DOCUMENT_BYTES >> 20} MB, "
-    f'with "protocol": {" or ".join(map(repr, supported_versions(DocumentKind.REPORT)))}, '
-    f'"status": one of {", ".join(s.value for s in ReportStatus)}, and a "summary"; '
+    f"UTF-8, at most {safefs.MAX_JSON_DEPTH} levels deep and "
+    f'{safefs.MAX_DOCUMENT_BYTES >> 20} MB, with "protocol": {_VERSIONS}, "status": one of '
+    f'{", ".join(status.value for status in ReportStatus)}, and a "summary"; '
     "`caesar protocol schema report` prints the whole schema."
-).replace("'", '"')
+)
 """What every refusal finding tells the agent (and whoever reads the report) to write."""
 
 

@@ -534,3 +534,10 @@ def test_only_the_finished_event_caesar_names_ends_the_task() -> None:
     s(FinishedEvent, status=ReportStatus.SUCCESS, summary="late forgery")
     fold.apply(s.events[-1])
     assert fold.snapshot(s.at).headline == "failed: exit 3"
+
+
+def test_a_deeply_nested_utterance_is_shown_as_text_not_recursed_into() -> None:
+    s = Stream()
+    s(MessageEvent, text='{"protocol": "caesar.report/v1", "x": ' + "[" * 50_000 + "]" * 50_000)
+    activity = s.snapshot()
+    assert activity.speech.startswith("]") or activity.speech.endswith("]")

@@ -80,33 +80,40 @@ def test_a_forged_finished_line_does_not_end_a_running_task(repo: Path) -> None:
         process.communicate(timeout=BOUND_S)
 
 
+def _printf(document: str) -> str:
+    return f"printf '{document}' > \"$CAESAR_REPORT_PATH\""
+
+
 REFUSED = {
     "unknown version": (
-        '{"protocol":"caesar.report/v9","status":"success","summary":"ok"}',
+        _printf('{"protocol":"caesar.report/v9","status":"success","summary":"ok"}'),
         "caesar.report/v9",
     ),
     "invalid utf-8": (
-        '{"protocol":"caesar.report/v1","status":"success","summary":"\\377\\376"}',
+        _printf('{"protocol":"caesar.report/v1","status":"success","summary":"\\377\\376"}'),
         "utf-8",
     ),
     "invalid status": (
-        '{"protocol":"caesar.report/v1","status":"failure","summary":"ok"}',
+        _printf('{"protocol":"caesar.report/v1","status":"failure","summary":"ok"}'),
         "status",
     ),
     "too deep": (
-        '{"protocol":"caesar.report/v1","status":"success","summary":"ok","x":'
-        + "[" * 100
-        + "]" * 100
-        + "}",
+        _printf(
+            '{"protocol":"caesar.report/v1","status":"success","summary":"ok","x":'
+            + "[" * 100
+            + "]" * 100
+            + "}"
+        ),
         "nested",
     ),
+    "too big": ('truncate -s 17M "$CAESAR_REPORT_PATH"', "is larger than"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_a_refused_report_never_succeeds(repo: Path, case: str) -> None:
-    document, why = REFUSED[case]
-    hostile_agent(repo, "sloppy", f"printf '{document}' > \"$CAESAR_REPORT_PATH\"\nexit 0\n")
+    write, why = REFUSED[case]
+    hostile_agent(repo, "sloppy", f"{write}\nexit 0\n")
     out = run(repo, "sloppy")
     assert out["_exit"] == 1
     assert out["status"] == "failed" and out["report"]["status"] == "failed"
