@@ -221,7 +221,8 @@ def test_a_partial_line_seen_while_refusing_is_rescanned_once_completed(log: Pat
         b'{"size":-1,"inode":1,"next_seq":0,"tail":""}',
         b'{"size":999999,"inode":1,"next_seq":0,"tail":""}',
         b"\x00\xff" * 50,
-        b"[" * 4000,  # what an agent can write there: nested past any parser's recursion
+        # What an agent can write there: nested past any parser's recursion.
+        pytest.param(b"[" * 4000, id="deep"),
     ],
 )
 def test_corrupt_lock_state_recovers_by_rescanning(log: Path, garbage: bytes) -> None:
