@@ -79,9 +79,16 @@ def listed(repo: Path) -> dict[str, dict[str, Any]]:
 
 
 def every_reader_answers(repo: Path, *task_ids: str) -> str:
-    """``ps``, ``ps --all``, ``gc --dry-run`` and ``watch --once`` answer and name every task;
-    returns the ``watch --once`` frame."""
-    for args in (("ps",), ("ps", "--all"), ("gc", "--dry-run"), ("gc", "--dry-run", "--json")):
+    """``ps``, ``ps --all``, ``gc --dry-run``, ``gc`` and ``watch --once`` answer and name
+    every task; returns the ``watch --once`` frame."""
+    readers = (
+        ("ps",),
+        ("ps", "--all"),
+        ("gc", "--dry-run"),
+        ("gc", "--dry-run", "--json"),
+        ("gc",),
+    )
+    for args in readers:
         result = answers(repo, *args)
         assert result.returncode == 0, (args, result.stderr)
     ps = answers(repo, "ps", "--all").stdout

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from caesar_core.mcp.session import Session
 from caesar_core.store import TaskStore
 from tests.hostile.conftest import BOUND_S, hostile_agent
 from tests.hostile.taskdir_kit import (
@@ -114,3 +118,42 @@ def test_a_garbage_record_is_listed_as_broken_and_hides_nothing(repo: Path) -> N
     assert decided[victim]["decision"] == "kept"
     shutil.rmtree(TaskStore(repo).paths(victim).root)  # no task dir either: still no crash
     assert answers(repo, "ps", "--all").returncode == 0
+
+
+def test_the_mcp_server_answers_for_every_task_and_the_broken_one(repo: Path) -> None:
+    other = other_task(repo)
+    hostile_agent(repo, "breaker", REPORTS["fifo"][0] + "\nexec sleep 60\n")
+    process = start(repo, "breaker")
+    task_id = running_task(repo, process)
+    kill_orchestrator(process)
+    events = TaskStore(repo).paths(task_id).events
+    events.unlink()
+    events.mkdir()  # and its log is a directory
+    session = Session(repo)
+
+    def ask() -> dict[str, Any]:
+        return {
+            "awaited": session.await_tasks([other, task_id], timeout_ms=0)["tasks"],
+            "status": session.status(task_id),
+            "logs": session.logs(task_id, raw=False, limit=5),
+            "raw": session.logs(task_id, raw=True, limit=5),
+            "cancel": session.cancel(task_id),
+        }
+
+    shown = within_bound(ask)
+    assert shown["awaited"][other]["status"] == "succeeded"
+    assert shown["awaited"][task_id]["status"] == "failed"
+    assert shown["awaited"][task_id]["report"]["status"] == "failed"
+    assert shown["status"]["status"] == "failed" and shown["logs"]["status"] == "failed"
+    assert shown["raw"]["task_id"] == task_id
+    assert shown["cancel"]["cancelled"] is False  # already concluded, and says so
+
+
+def within_bound(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``work()`` in a daemon thread: a call that blocks fails the test instead of hanging it."""
+    result: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: result.update(work()), daemon=True)
+    thread.start()
+    thread.join(BOUND_S)
+    assert not thread.is_alive(), "the MCP session blocked"
+    return result
