@@ -8,7 +8,6 @@ unified diff and written atomically. Loads neither click nor pydantic.
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.fs import atomic_write, dump_json
+from caesar_core.safefs import loads
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def json_object(text: str | None) -> dict[str, Any]:
     """A JSON file's top-level object (empty for an absent or blank file)."""
     if text is None or not text.strip():
         return {}
-    data = json.loads(text)
+    data = loads(text)  # depth-checked: a file nested 5,000 deep is refused, not a traceback
     if not isinstance(data, dict):
         raise ValueError("the top level is not a JSON object")
     return data

@@ -16,9 +16,21 @@ from caesar_core.cli.common import project_options
 @click.option("--once", is_flag=True, help="Print one text frame and exit (also when piped).")
 @click.option("--poll", is_flag=True, help="Poll instead of file notifications (network disks).")
 @click.option("--demo", is_flag=True, help="Start demo tasks in a throwaway repository and watch.")
+@click.option(
+    "--no-notify",
+    is_flag=True,
+    help="No desktop notification or bell for questions, approvals and ended tasks "
+    "(the config's [watch] notify = false does the same).",
+)
 @project_options
 def watch(
-    task_ids: tuple[str, ...], once: bool, poll: bool, demo: bool, root: Path, as_json: bool
+    task_ids: tuple[str, ...],
+    once: bool,
+    poll: bool,
+    demo: bool,
+    no_notify: bool,
+    root: Path,
+    as_json: bool,
 ) -> None:
     """Watch tasks live: answer their questions, review and apply their diffs."""
     from caesar_core.store import check_task_id
@@ -34,6 +46,11 @@ def watch(
 
         click.echo(text_frame(root, datetime.now(UTC), task_ids), nl=False)
         return
+    from caesar_core.config import load_config
     from caesar_tui.app import make_app
 
-    make_app(root, only=task_ids, poll=poll).run()
+    settings = load_config(root).config.watch  # a bad [watch] stops here, located
+    app = make_app(
+        root, only=task_ids, poll=poll, notify=settings.notify and not no_notify, keys=settings.keys
+    )
+    app.run()

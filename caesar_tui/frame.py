@@ -10,8 +10,10 @@ from datetime import datetime
 from pathlib import Path
 
 from caesar_core.store import build_tree, walk_tree
+from caesar_core.terminal import safe_text
 from caesar_core.watch import ProjectMonitor
-from caesar_tui.widgets.glyphs import STATUS_GLYPH, age, countdown
+from caesar_tui.clock import age, countdown
+from caesar_tui.marks import NEEDS_INPUT, STATUS
 
 
 def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
@@ -21,7 +23,7 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         views = {task_id: monitor.view(task_id, now) for task_id in monitor.ids()}
     finally:
         monitor.close()
-    broken = [f"broken {problem}" for problem in monitor.problems]
+    broken = [safe_text(f"broken {problem}") for problem in monitor.problems]
     if not views:
         if broken:
             return "\n".join(broken) + "\n"
@@ -37,22 +39,23 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
     ]
     for level, record in walk_tree(build_tree(v.record for v in views.values())):
         view = views[record.id]
-        mark = "?" if view.needs_input else STATUS_GLYPH[record.status]
-        headline = view.asking if view.needs_input else view.activity.headline
+        mark = NEEDS_INPUT.glyph if view.needs_input else STATUS[record.status].glyph
+        headline = safe_text(view.asking if view.needs_input else view.activity.headline)
         stalled = " (stalled)" if view.activity.stalled else ""
         if view.problem:
-            stalled += f"  [broken: {view.problem}]"
+            stalled += f"  [broken: {safe_text(view.problem)}]"
         lines.append(
-            f"{'  ' * level}{mark} {record.id}  {record.role or record.agent:<10} "
+            f"{'  ' * level}{mark} {record.id}  {safe_text(record.role or record.agent):<10} "
             f"{age((now - record.created_at).total_seconds()):>4}  {headline}{stalled}"
         )
     for view in views.values():
         for held in view.approvals if view.needs_input else ():
-            summary = " ".join(f"{held.tool} {held.summary}".split())
-            reason = f" ({held.reason})" if held.reason else ""
+            summary = safe_text(" ".join(f"{held.tool} {held.summary}".split()))
+            reason = f" ({safe_text(held.reason)})" if held.reason else ""
             lines.append(f"approval {view.id} {held.id}: {summary}{reason}, {countdown(held, now)}")
     for view in views.values():
         for question in view.pending:
             options = f" [{' / '.join(question.options)}]" if question.options else ""
-            lines.append(f"question {view.id} {question.id}: {question.question}{options}")
+            asked = safe_text(question.question + options)
+            lines.append(f"question {view.id} {question.id}: {asked}")
     return "\n".join(lines + broken) + "\n"

@@ -1,8 +1,10 @@
-"""Every message the app's pieces exchange, in one place.
+"""The messages between the app and its main screen.
 
-Workers (file watching, git) post these from their threads; widgets post the ``*Requested``
-ones when a person asks for an action, and the app carries the action out through
-caesar_core, exactly as the CLI does.
+A widget's own messages are nested in its class, as Textual's are (``TaskTree.Selected``,
+``QuestionForm.Answered``, ``ActivityView.HistoryLoaded``...), and carry it as ``control``.
+These two are not a widget's: the app's file watcher feeds the screen with
+:class:`ProjectUpdated`, and the screen tells the app what deserves a person's attention
+with :class:`Announced`.
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from caesar_core.git import ApplyResult, TreeDiff
-from caesar_core.protocol.approvals import ApprovalDecision
 from caesar_core.protocol.event import Event
 from caesar_core.watch import TaskView
+from caesar_tui.announce import News
 
 
 @dataclass
@@ -31,49 +32,9 @@ class ProjectUpdated(Message):
 
 
 @dataclass
-class HistoryLoaded(Message):
-    """A task's last events, read from its log when a view switched to it."""
+class Announced(Message):
+    """Something a person should hear about (the app shows it, and may alert the desktop)."""
 
-    task_id: str
-    events: list[Event]
-    generation: int
-    """Which switch asked for it: only the latest one's history is shown."""
-
-
-@dataclass
-class DiffReady(Message):
-    """A task's diff, computed in a thread worker."""
-
-    task_id: str
-    diff: TreeDiff | None
-    error: str | None = None
-
-
-@dataclass
-class AnswerRequested(Message):
-    task_id: str
-    question_id: str
-    answer: str
-
-
-@dataclass
-class ApplyRequested(Message):
-    task_id: str
-    paths: list[str] | None
-    """None applies everything."""
-
-
-@dataclass
-class ApplyDone(Message):
-    task_id: str
-    result: ApplyResult | None
-    error: str | None = None
-
-
-@dataclass
-class ApprovalRequested(Message):
-    """A person allowed or denied a tool call the bridge holds (``y``/``n`` on its card)."""
-
-    task_id: str
-    approval_id: str
-    decision: ApprovalDecision
+    news: News
+    on_screen: bool
+    """The task is the one shown: the person is already looking at it."""

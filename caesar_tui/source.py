@@ -3,6 +3,8 @@
 A ``ProjectSource`` owns a :class:`~caesar_core.watch.ProjectMonitor`. All its reading happens
 in a thread (``asyncio.to_thread``), and the app receives immutable views in a
 :class:`~caesar_tui.messages.ProjectUpdated`; the monitor is never touched by two threads.
+What the detail panes read of one task (its recent events, its report, its raw log) goes
+through :class:`TaskFiles`, which any thread may call.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ import asyncio
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
+from caesar_core.errors import CaesarError
+from caesar_core.protocol.documents import read_report
 from caesar_core.protocol.event import Event
+from caesar_core.protocol.report import Report
 from caesar_core.watch import ProjectMonitor, TaskView
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.messages import ProjectUpdated
@@ -23,7 +28,31 @@ CATCH_UP = "<catch up>"
 started), not a path."""
 
 
+class TaskFiles:
+    """What the detail panes read of one task, straight from its directory (any thread)."""
+
+    def __init__(self, monitor: ProjectMonitor) -> None:
+        self.monitor = monitor
+        self.store = monitor.store
+
+    def history(self, task_id: str) -> list[Event]:
+        """The task's last events, read from the end of its log: cost set by the count."""
+        return self.monitor.history(task_id)
+
+    def report(self, task_id: str) -> Report | None:
+        """The task's report; None until it has a valid one."""
+        try:
+            return read_report(self.store.paths(task_id).report)
+        except (OSError, ValueError, CaesarError):
+            return None
+
+    def raw_log(self, task_id: str) -> Path:
+        return self.store.paths(task_id).raw_log
+
+
 class ProjectSource:
+    """The project, watched: the first scan, then what each batch of changed paths changed."""
+
     def __init__(
         self,
         root: Path,
@@ -36,6 +65,7 @@ class ProjectSource:
         self.poll = poll
         self.clock = clock
         self.monitor = ProjectMonitor(root, only=only)
+        self.files = TaskFiles(self.monitor)
 
     def _collect(self, ids: set[str], *, full: bool = False) -> ProjectUpdated:
         now = self.clock()
@@ -60,10 +90,6 @@ class ProjectSource:
         if CATCH_UP in paths:
             return self._collect(self.monitor.catch_up() | self.monitor.refresh(paths - {CATCH_UP}))
         return self._collect(self.monitor.refresh(paths))
-
-    def rescan(self) -> ProjectUpdated:
-        """Re-evaluate every task's view (ages, stall flags) without reading anything new."""
-        return self._collect(set(self.monitor.ids()))
 
     async def changes(self) -> AsyncIterator[set[str]]:
         """Batches of changed paths under ``.caesar``, from file notifications (or polling).

@@ -9,6 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from textual.pilot import Pilot
+
 from snapshots.scene import HELPER, IMPLEMENTER, REVIEWER, scene_app
 from snapshots.test_app_snapshot import SIZE, steps
 
@@ -27,12 +29,15 @@ def render(name: str, keys: tuple[str, ...], select: str, approval: bool, out: P
     with tempfile.TemporaryDirectory(prefix="caesar-screens-") as tmp:
         app = scene_app(Path(tmp) / "project", with_approval=approval)
 
-        async def auto(pilot: object) -> None:
-            await steps(*keys, select=select)(pilot)  # type: ignore[arg-type]
-            app.exit(app.export_screenshot(title=f"caesar watch: {name}"))
+        shots: list[str] = []
 
-        svg = app.run(headless=True, auto_pilot=auto, size=SIZE)  # type: ignore[arg-type]
-    (out / f"{name}.svg").write_text(str(svg))
+        async def auto(pilot: Pilot[object]) -> None:
+            await steps(*keys, select=select)(pilot)
+            shots.append(app.export_screenshot(title=f"caesar watch: {name}"))
+            app.exit()
+
+        app.run(headless=True, auto_pilot=auto, size=SIZE)
+    (out / f"{name}.svg").write_text(shots[0])
     print(f"wrote screenshots/{name}.svg")
 
 

@@ -1,5 +1,5 @@
-"""The whole app over a fixed scene: the tree with nested tasks and each tab (the help and
-confirm modals have their own snapshots in test_panes_snapshot.py).
+"""The whole app over a fixed scene: the tree with nested tasks, each tab, and the help (the
+confirm modal has its own snapshot in test_panes_snapshot.py).
 
 Deterministic: fixed ids and times (snapshots/scene.py), a fixed clock, a canned diff, UTC.
 """
@@ -50,6 +50,7 @@ def steps(*keys: str, select: str = IMPLEMENTER) -> Callable[[Pilot[Any]], Await
         ("questions", ("2",), HELPER),
         ("diff", ("3",), IMPLEMENTER),
         ("report", ("4",), REVIEWER),
+        ("help", ("question_mark",), IMPLEMENTER),
     ],
 )
 def test_app(

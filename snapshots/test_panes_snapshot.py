@@ -1,4 +1,5 @@
-"""SVG snapshots of the questions pane, the report view and the confirm and help modals.
+"""SVG snapshots of the questions pane, the report view and the confirm modal (the help,
+generated from the app's bindings, is a screen of test_app_snapshot.py).
 
 Everything on screen is fixed: the data (a real task directory with fixed ids and times),
 the terminal size, the theme, and the cursor (no blink, so a screenshot cannot catch it
@@ -39,7 +40,6 @@ from caesar_core.store import (
 )
 from caesar_core.watch import ProjectMonitor, TaskView
 from caesar_tui.modals.confirm import ConfirmModal
-from caesar_tui.modals.help import HelpModal
 from caesar_tui.widgets.questions import QuestionsPane
 from caesar_tui.widgets.report_view import ReportView
 
@@ -183,16 +183,3 @@ def test_confirm_modal(snap_compare: SnapCompare) -> None:
         cancel_label="cancel",
     )
     assert snap_compare(ModalApp(modal), terminal_size=SIZE)
-
-
-def test_help_modal(snap_compare: SnapCompare) -> None:
-    rows = [
-        ("q", "quit"),
-        ("↑ ↓  j k", "move between tasks"),
-        ("1-5", "Activity, Questions, Diff, Report, Log"),
-        ("a", "answer the first pending question (1-9 pick an option)"),
-        ("A", "apply the task's diff to your tree"),
-        ("/", "filter: text, status:running, agent:codex"),
-        ("?", "this help"),
-    ]
-    assert snap_compare(ModalApp(HelpModal(rows)), terminal_size=SIZE)

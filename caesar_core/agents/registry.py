@@ -152,6 +152,7 @@ def probe_version(adapter: Adapter, timeout: float = VERSION_TIMEOUT_S) -> str |
             [str(binary), "--version"],
             capture_output=True,
             text=True,
+            errors="replace",  # an agent's --version may print anything
             timeout=timeout,
             stdin=subprocess.DEVNULL,
             check=False,

@@ -1,10 +1,12 @@
 """``caesar bridge`` and ``caesar hook <client>``: the per-tool-call entry, without click.
 
 ``caesar bridge`` reads one lifecycle request (JSON) on stdin and writes one response on
-stdout, always exit 0: a request it cannot read is answered with decision ``error`` and a
-reason, never a traceback, so a client adapter can always parse what it gets and decide how
-to fail. ``caesar hook <client>`` hands over to ``caesar_core.bridge.clients.<client>.main``,
-imported by name only when asked for.
+stdout, always exit 0: a request it cannot read (not JSON, not UTF-8, nested too deep, too
+large) is answered with decision ``error`` and a reason, never a traceback, so a client
+adapter can always parse what it gets and decide how to fail. The response is one line of
+ASCII JSON (non-ASCII escaped, so no byte of it can fail to encode or split the line), its
+strings scanned for secrets like everything the bridge writes. ``caesar hook <client>`` hands
+over to ``caesar_core.bridge.clients.<client>.main``, imported by name only when asked for.
 """
 
 from __future__ import annotations
@@ -45,10 +47,12 @@ def bridge(args: list[str], stdin: IO[bytes], stdout: IO[str]) -> int:
         stdout.write(BRIDGE_USAGE)
         return 0
     try:
-        response = _serve(args, stdin)
+        from caesar_core.bridge.scan import dumps
+
+        line = dumps(_serve(args, stdin))
     except BaseException as problem:  # the contract: exit 0 and a response, whatever happens
-        response = _error(f"internal error ({type(problem).__name__})")
-    stdout.write(json.dumps(response, ensure_ascii=False) + "\n")
+        line = json.dumps(_error(f"internal error ({type(problem).__name__})"))
+    stdout.write(line + "\n")
     stdout.flush()
     return 0
 
@@ -61,8 +65,10 @@ def _serve(args: list[str], stdin: IO[bytes]) -> dict[str, Any]:
         return _error(f"request larger than {MAX_REQUEST} bytes")
     try:
         request = json.loads(raw, parse_constant=_no_constant)
-    except ValueError as problem:  # UnicodeDecodeError included
+    except ValueError as problem:  # UnicodeDecodeError included; the text quotes no input
         return _error(f"request is not JSON: {problem}")
+    except RecursionError:
+        return _error("invalid request: nested too deeply to read")
     from caesar_core.bridge.core import handle
 
     return handle(request, env=os.environ)

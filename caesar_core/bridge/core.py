@@ -27,6 +27,13 @@ Promises (the README quotes these):
   to the spool. A closed admission answers ``error`` to further calls, except a repeated
   finalize or abort, which answers the stored receipt again.
 * Nothing raw is ever persisted: no prompt, tool input, tool result, session id or secret.
+  Every string the bridge writes (admissions, trace lines, receipts, approvals, task events)
+  or answers goes through the scanner first (:func:`caesar_core.bridge.scan.dumps`): a secret
+  in a tool name, a call id, a project path or a client version is redacted like one in a
+  prompt.
+* Any input is answered: lone surrogates become U+FFFD (:mod:`caesar_core.bridge.inputs`);
+  nesting deeper than 64 levels, an unknown op or a wrong type is an ``error`` whose reason
+  quotes nothing of the request.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from __future__ import annotations
 import time
 
 from caesar_core.bridge import evidence, gate, policy
+from caesar_core.bridge.inputs import TooDeepError, well_formed
 from caesar_core.bridge.ops import BadRequest, error
 from caesar_core.bridge.state import State, StateError, state_dir
 
@@ -50,11 +58,14 @@ __all__ = ["error", "handle"]
 def handle(request: object, *, env: Mapping[str, str], now: Clock = time.time) -> Response:
     """Serve one request; never raises (see the module docstring)."""
     op = request.get("op") if isinstance(request, dict) else None
-    op_name = op if isinstance(op, str) else "unknown"
+    op_name = op if isinstance(op, str) and op in _OPS else "unknown"  # never echo the input
     try:
+        request = well_formed(request)
         _check(request)
         assert isinstance(request, dict)
         return _OPS[op_name](request, State(state_dir(env)), env, now)
+    except TooDeepError as problem:
+        return error(op_name, f"invalid request: {problem}")
     except (BadRequest, policy.PolicyError) as problem:
         return error(op_name, str(problem), request)
     except (StateError, OSError) as problem:

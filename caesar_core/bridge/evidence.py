@@ -32,6 +32,7 @@ def post_tool(
     request: dict[str, Any], state: State, env: Mapping[str, str], now: Clock
 ) -> Response:
     tool: str = request["tool"]
+    stored = scan.redact(tool)  # as the pre-tool's name was written: pairing compares these
     status = request.get("status")
     use = digest(state, "tool_use", request.get("tool_use_id"))
     result_hash = digest(state, "tool_result", request.get("result"))
@@ -42,7 +43,7 @@ def post_tool(
         require_open(admission)
         counts = admission["counts"]
         counts["post_tool"] += 1
-        paired = _pair(admission["pending"], tool, use)
+        paired = _pair(admission["pending"], stored, use)
         if paired is None:
             counts["unpaired_post"] += 1
             warnings.append(f"post-tool for {tool} matched no pre-tool: the gate was bypassed")

@@ -10,7 +10,7 @@ import json
 import os
 
 from caesar_core.bridge import policy, scan
-from caesar_core.bridge.ops import digest, known, load, record, require_open, respond
+from caesar_core.bridge.ops import BadRequest, digest, known, load, record, require_open, respond
 from caesar_core.bridge.state import State, new_id
 
 TYPE_CHECKING = False
@@ -25,9 +25,16 @@ MAX_PENDING = 256
 
 
 def begin(request: dict[str, Any], state: State, env: Mapping[str, str], now: Clock) -> Response:
-    project = os.path.realpath(request.get("project") or os.getcwd())
+    given = request.get("project") or os.getcwd()
+    if "\0" in given:
+        raise BadRequest("invalid request: the project path holds a NUL character")
+    project = os.path.realpath(given)
+    # Kept redacted, and redacted before canonicalizing: realpath folds "https://u:p@h" into
+    # "https:/u:p@h", which no longer reads as a URL with a password.
+    shown = scan.redact(given)
     settings = policy.settings(project, env)
     task, warnings = policy.task_constraints(env)
+    warnings += policy.ignored_rules(settings)
     prompt: str = request["prompt"]
     secrets, injections = scan.secret_kinds(prompt), scan.injection_kinds(prompt)
     if secrets:
@@ -49,7 +56,7 @@ def begin(request: dict[str, Any], state: State, env: Mapping[str, str], now: Cl
         "client_version": request.get("client_version"),
         "adapter_version": request.get("adapter_version"),
         "declared_mode": request.get("integration_mode") or "observed_only",
-        "project": project,
+        "project": project if shown == given else os.path.realpath(shown),
         "project_id": state.hash("project", project),
         "session_hash": digest(state, "session", request.get("session")),
         "turn_hash": digest(state, "turn", request.get("turn")),

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import time
 
-from caesar_core.bridge import trace
-from caesar_core.bridge.state import State
+from caesar_core.bridge import scan, trace
+from caesar_core.bridge.state import State, valid_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path skips typing and collections (~4 ms of imports)
@@ -33,11 +33,16 @@ def error(op: str, reason: str, request: object = None) -> Response:
         "op": op,
         "decision": "error",
         "schema_version": SCHEMA_VERSION,
-        "admission_id": admission if isinstance(admission, str) else None,
+        "admission_id": admission if _an_id(admission) else None,
         "trace_id": None,
         "reason": reason,
         "warnings": [],
     }
+
+
+def _an_id(value: object) -> bool:
+    """An admission id of the shape the bridge makes: the only request text an error repeats."""
+    return isinstance(value, str) and valid_id(value, "adm")
 
 
 def respond(op: str, decision: str, admission: Mapping[str, Any], **fields: Any) -> Response:
@@ -86,7 +91,9 @@ def known(state: State, request: Mapping[str, Any]) -> str:
     Checked before locking, so a made-up id never names a lock file.
     """
     admission_id = request.get("admission_id")
-    if not isinstance(admission_id, str) or state.read_admission(admission_id) is None:
+    if not isinstance(admission_id, str) or not _an_id(admission_id):
+        raise BadRequest("unknown admission (not an admission id the bridge made): send begin")
+    if state.read_admission(admission_id) is None:
         raise BadRequest(f"unknown admission {admission_id!r}: send begin first")
     return admission_id
 
@@ -105,4 +112,5 @@ def require_open(admission: Mapping[str, Any]) -> None:
 
 
 def as_json(value: Any) -> bytes:
-    return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode()
+    """A document as the bridge writes it: every string scanned (:func:`scan.dumps`)."""
+    return (scan.dumps(value, indent=2, sort_keys=True) + "\n").encode()

@@ -13,6 +13,9 @@ Order, first answer wins:
 3. ``[[bridge.rule]]`` entries of the layered configuration, in file order, first match wins:
    ``tool`` is a case-sensitive glob on the client's tool name, ``match`` (optional) a glob on
    the REDACTED summary (command, path or URL, see :func:`caesar_core.bridge.scan.summary`).
+   A rule whose ``tool`` or ``match`` holds a secret is ignored, with a warning at begin: no
+   redacted summary can show it, and the admission keeps the rule only redacted (nothing the
+   bridge writes holds a secret), which would change what the glob means.
 4. Otherwise allow.
 
 What the rules need is resolved once, at begin (:func:`settings`, :func:`task_constraints`),
@@ -24,7 +27,6 @@ begin.
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 
 TYPE_CHECKING = False
@@ -130,7 +132,7 @@ def first_match(
 ) -> tuple[int, Mapping[str, Any]] | None:
     """Same semantics as ``config.model.Bridge.first_match``, without pydantic."""
     for index, rule in enumerate(rules, start=1):
-        if not fnmatch.fnmatchcase(tool, str(rule.get("tool", ""))):
+        if rule.get("ignored") or not fnmatch.fnmatchcase(tool, str(rule.get("tool", ""))):
             continue
         pattern = rule.get("match")
         if pattern is None or fnmatch.fnmatchcase(summary, str(pattern)):
@@ -165,34 +167,49 @@ def settings(project: str, env: Mapping[str, str]) -> dict[str, Any]:
     # runs in has no .caesar/ of its own.
     folder = env.get(ENV_TASK_DIR, "")
     root = (project_of_task(Path(folder)) if folder else None) or Path(project)
+    from caesar_core.bridge.scan import secret_kinds
+
     try:
         bridge = load_config(root, config_home=home.expanduser()).config.bridge
     except ConfigError as problem:
         raise PolicyError(f"configuration refused: {problem}") from None
+    rules: list[dict[str, Any]] = []
+    for rule in bridge.rules:
+        entry = {"tool": rule.tool, "match": rule.match, "decision": rule.decision}
+        found = secret_kinds(f"{rule.tool}\n{rule.match or ''}")
+        if found:
+            entry["ignored"] = f"its tool or match glob holds a secret ({', '.join(found)})"
+        rules.append(entry | {"reason": rule.reason})
     return {
-        "rules": [
-            {
-                "tool": rule.tool,
-                "match": rule.match,
-                "decision": rule.decision,
-                "reason": rule.reason,
-            }
-            for rule in bridge.rules
-        ],
+        "rules": rules,
         "approval_timeout_s": bridge.approval_timeout.seconds,
         "on_approval_timeout": bridge.on_approval_timeout,
     }
 
 
+def ignored_rules(settings: Mapping[str, Any]) -> list[str]:
+    """A warning for each rule :func:`settings` found unusable."""
+    return [
+        f"[[bridge.rule]] #{index} ignored: {rule['ignored']}"
+        for index, rule in enumerate(settings["rules"], start=1)
+        if rule.get("ignored")
+    ]
+
+
 def task_constraints(env: Mapping[str, str]) -> tuple[dict[str, Any] | None, list[str]]:
-    """The task constraints from ``CAESAR_TASK_DIR``'s task.json (plain json: two fields)."""
+    """The task constraints from ``CAESAR_TASK_DIR``'s task.json (two fields), read the safe
+    way (an agent can write its task directory: no link followed, no FIFO waited on, depth
+    bounded)."""
     folder = env.get(ENV_TASK_DIR, "")
     if not folder:
         return None, []
+    from pathlib import Path  # begin only: it loads the configuration (pydantic) anyway
+
+    from caesar_core.safefs import read_json
+
     task_dir = os.path.realpath(folder)
     try:
-        with open(os.path.join(task_dir, "task.json"), "rb") as file:
-            data = json.loads(file.read())
+        data = read_json(Path(task_dir), "task.json")
     except (OSError, ValueError) as problem:
         warning = f"task.json unreadable ({type(problem).__name__}): no task constraints applied"
         return {"dir": task_dir, "id": None, "read_only": False, "network": True}, [warning]

@@ -4,21 +4,30 @@ Secrets are looked for in the prompt at begin and in each tool input at pre-tool
 markers in the prompt only (tool inputs are the model's own words). A result is a list of
 KINDS (``aws_access_key``, ``ignore_previous_instructions``), never the matched text, so a
 verdict can be stored and shown without repeating the secret. :func:`redact` replaces every
-secret with ``[REDACTED:<kind>]``; summaries are made from redacted text only.
+secret with ``[REDACTED:<kind>]``; summaries are made from redacted text only. :func:`dumps`
+is how the bridge serializes anything it writes (state, trace, spool, approvals, task events,
+answers): every string of the document, keys included, goes through :func:`redact`.
 
-Secret kinds (regular expressions, deliberately specific to keep false positives rare):
+Secret kinds (regular expressions, deliberately specific to keep false positives rare). A key
+is found inside a word too (``FOO_AKIA…``, ``AKIA…x``, ``TOKEN_ghp_…``, ``éAKIA…``): no pattern
+needs a word boundary, except that an ``sk``-prefixed key glued to a preceding word character
+(``task-…``, ``desk_live_…``) counts only when it is shaped like a key, with an uppercase
+letter, a lowercase letter and a digit, so kebab-case names pass.
 
 * ``private_key``: a PEM ``-----BEGIN ... PRIVATE KEY-----`` block (the whole block)
 * ``aws_access_key``: ``AKIA``/``ASIA``/``AGPA``/``AIDA``/``AROA``/``ANPA``/``ANVA``/``AIPA`` + 16
 * ``aws_secret_key``: ``aws_secret_access_key`` followed by a 40-character value
 * ``google_api_key``: ``AIza`` + 35
-* ``github_token``: ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36, ``github_pat_...``
+* ``github_token``: ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36, ``github_pat_`` + 22...
 * ``gitlab_token``: ``glpat-`` + 20
 * ``slack_token``: ``xoxa-``/``xoxb-``/``xoxp-``/``xoxr-``/``xoxs-`` + 10
 * ``anthropic_key``: ``sk-ant-`` + 20
 * ``openai_key``: ``sk-`` (optionally ``proj-``/``svcacct-``/``admin-``) + 20
 * ``stripe_key``: ``sk_live_``/``rk_live_`` + 16
 * ``url_password``: ``scheme://user:password@host`` (the credentials part)
+
+Every scan is linear in the length of the text (no pattern can backtrack quadratically), and
+text holding none of the keys' prefixes costs one search of a combined pattern.
 
 Injection markers (case-insensitive):
 
@@ -34,32 +43,58 @@ Injection markers (case-insensitive):
 
 from __future__ import annotations
 
+import json
 import re
+
+from caesar_core.bridge.inputs import text as well_formed_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SUMMARY_MAX = 200
 
-SECRETS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_SK = r"[A-Za-z0-9_\-]{20,}"
+SECRETS: tuple[tuple[str, str], ...] = (
     (
         "private_key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-            r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*)",
-            re.DOTALL,
-        ),
+        r"(?s)-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+        r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*)",
     ),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b")),
-    (
-        "aws_secret_key",
-        re.compile(r"(?i)aws_secret_access_key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}"),
-    ),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
-    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")),
-    ("stripe_key", re.compile(r"\b[rs]k_live_[A-Za-z0-9]{16,}")),
-    ("url_password", re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)")),
+    ("aws_access_key", r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}"),
+    ("aws_secret_key", r"(?i)aws_secret_access_key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}"),
+    ("google_api_key", r"AIza[0-9A-Za-z_\-]{35}"),
+    ("github_token", r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{22}[A-Za-z0-9_]*"),
+    ("gitlab_token", r"glpat-[A-Za-z0-9_\-]{20,}"),
+    ("slack_token", r"xox[abprs]-[A-Za-z0-9\-]{10,}"),
+    ("anthropic_key", r"\bsk-ant-" + _SK),
+    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?" + _SK),
+    ("stripe_key", r"\b[rs]k_live_[A-Za-z0-9]{16,}"),
+    ("url_password", r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
+)
+"""Each kind's pattern; the ``sk`` families here only at a word boundary (see GLUED). Compiled
+on first use (``re`` caches them): text without any key prefix, the common case on the hot
+path, is settled by one search of the combined pattern and never needs them."""
+
+GLUED: tuple[tuple[str, str], ...] = (
+    ("anthropic_key", r"sk-ant-" + _SK),
+    ("openai_key", r"sk-(?:proj-|svcacct-|admin-)?" + _SK),
+    ("stripe_key", r"[rs]k_live_[A-Za-z0-9]{16,}"),
+)
+"""The ``sk`` families anywhere, each match counted only when :func:`_shaped` like a key.
+A match takes the whole run of key characters, so a run that fails the shape test is left in
+one step: the scan stays linear, and a shorter key inside that run would fail the test too."""
+
+_KINDS = tuple(kind for kind, _ in SECRETS)
+_ANY = re.compile(
+    # Every alternative starts with a literal, so the engine skips to those characters. It
+    # matches wherever some kind's pattern does, also in the JSON text of a document holding
+    # the secret in a string (escapes never split a key), which lets dumps() skip clean ones.
+    r"A(?:(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}|Iza[0-9A-Za-z_\-]{35})"
+    r"|g(?:h[pousr]_[A-Za-z0-9]{36}|ithub_pat_[A-Za-z0-9]{22}|lpat-[A-Za-z0-9_\-]{20})"
+    r"|xox[abprs]-[A-Za-z0-9\-]{10}|sk(?:-[A-Za-z0-9_\-]{20}|_live_[A-Za-z0-9]{16})"
+    r"|rk_live_[A-Za-z0-9]{16}|_[sS][eE][cC][rR][eE][tT]_[aA][cC][cC][eE][sS][sS]_[kK][eE][yY]"
+    r"|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----|://[^/\s:@]+:[^/\s@]+@"
 )
 
 INJECTION_PATTERNS: tuple[tuple[str, str], ...] = (
@@ -97,7 +132,15 @@ INJECTION_PATTERNS: tuple[tuple[str, str], ...] = (
 
 def secret_kinds(text: str) -> tuple[str, ...]:
     """The kinds of secret in ``text``, in table order, each once."""
-    return tuple(kind for kind, pattern in SECRETS if pattern.search(text))
+    if _ANY.search(text) is None:
+        return ()
+    found = {kind for kind, pattern in SECRETS if re.search(pattern, text)}
+    found.update(
+        kind
+        for kind, pattern in GLUED
+        if kind not in found and any(_shaped(m) for m in re.finditer(pattern, text))
+    )
+    return tuple(kind for kind in _KINDS if kind in found)
 
 
 def injection_kinds(text: str) -> tuple[str, ...]:
@@ -111,9 +154,54 @@ def injection_kinds(text: str) -> tuple[str, ...]:
 
 def redact(text: str) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    if _ANY.search(text) is None:
+        return text
     for kind, pattern in SECRETS:
-        text = pattern.sub(f"[REDACTED:{kind}]", text)
+        text = re.sub(pattern, f"[REDACTED:{kind}]", text)
+    for kind, pattern in GLUED:
+        text = re.sub(pattern, _Marker(f"[REDACTED:{kind}]"), text)
     return text
+
+
+class _Marker:
+    """The replacement of a glued match: the kind's mark when it is shaped like a key."""
+
+    __slots__ = ("mark",)
+
+    def __init__(self, mark: str) -> None:
+        self.mark = mark
+
+    def __call__(self, match: re.Match[str]) -> str:
+        return self.mark if _shaped(match) else match.group()
+
+
+def _shaped(match: re.Match[str]) -> bool:
+    """Shaped like a key: an uppercase letter, a lowercase letter and a digit after ``sk``."""
+    body = match.group()[3:]
+    return all(re.search(test, body) for test in ("[A-Z]", "[a-z]", "[0-9]"))
+
+
+def scrubbed(value: Any) -> Any:
+    """A copy of a JSON value with every string (keys too) redacted and well-formed."""
+    if isinstance(value, str):
+        return well_formed_text(redact(value))
+    if isinstance(value, dict):
+        return {scrubbed(key): scrubbed(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrubbed(item) for item in value]
+    return value
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """``json.dumps(value, **options)`` of :func:`scrubbed` ``value``: what the bridge writes.
+
+    A document whose JSON text holds no key prefix and no lone surrogate (the usual case) is
+    dumped once and scanned once, as a whole.
+    """
+    text = json.dumps(value, **options)
+    if _ANY.search(text) is None and well_formed_text(text) is text:
+        return text
+    return json.dumps(scrubbed(value), **options)
 
 
 def clip(text: str, limit: int = SUMMARY_MAX) -> str:

@@ -11,7 +11,9 @@ Everything lives outside the repository, under ``$CAESAR_STATE_DIR`` (tests set 
 
 Raw identifiers (session, turn, tool_use ids) are never written: only their HMAC-SHA256 under
 the salt, so two calls of one session correlate while the value itself cannot be recovered,
-and the same session hashes differently on another machine.
+and the same session hashes differently on another machine. Every other string written goes
+through the scanner (:func:`caesar_core.bridge.scan.dumps`): a secret in a tool name or a path
+is stored redacted.
 
 Hot path: this module runs once per tool call, so it uses ``os`` and string paths rather than
 ``pathlib``, ``tempfile`` and ``caesar_core.fs`` (together ~8 ms of imports, a quarter of the
@@ -26,6 +28,8 @@ import hashlib
 import hmac
 import json
 import os
+
+from caesar_core.bridge import scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,7 +89,7 @@ class State:
     def hash(self, purpose: str, value: str | bytes) -> str:
         """HMAC-SHA256 under the salt; ``purpose`` keeps a session id and a prompt of the same
         text from hashing alike."""
-        data = value.encode() if isinstance(value, str) else value
+        data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
         return hmac.new(self.salt, purpose.encode() + b"\0" + data, hashlib.sha256).hexdigest()
 
     # -- paths ------------------------------------------------------------------------------
@@ -115,7 +119,7 @@ class State:
         return data if isinstance(data, dict) else None
 
     def write_admission(self, admission: Mapping[str, Any], *, durable: bool = False) -> None:
-        data = (json.dumps(admission, indent=1, sort_keys=True) + "\n").encode()
+        data = (scan.dumps(admission, indent=1, sort_keys=True) + "\n").encode()
         replace(self.admission_path(admission["admission_id"]), data, durable=durable)
 
     def locked(self, admission_id: str) -> Lock:

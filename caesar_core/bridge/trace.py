@@ -4,7 +4,7 @@ A trace is ``bridge/traces/<trace_id>.jsonl``: one JSON object per line, each wr
 single ``O_APPEND`` write while the admission's flock is held, so concurrent hook processes
 never interleave or lose a line. It is fsynced when the admission closes (finalize/abort).
 Lines hold hashes, verdicts, kinds and redacted summaries; never a raw prompt, tool input,
-tool result or session id.
+tool result or session id, and every string in them has gone through the scanner.
 
 Rules (the bridge's promises, quoted in the README):
 
@@ -29,8 +29,9 @@ Rules (the bridge's promises, quoted in the README):
 
 from __future__ import annotations
 
-import json
 import os
+
+from caesar_core.bridge import scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ NUMBER_FIELDS = (*TOKEN_FIELDS, "cost_amount")
 
 def append(path: str, line: Mapping[str, Any]) -> None:
     """One whole line; the caller holds the admission's lock."""
-    data = (json.dumps(line, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    data = (scan.dumps(line, sort_keys=True, separators=(",", ":")) + "\n").encode()
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:

@@ -4,35 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from caesar_core.terminal import json_safe, quote_path, safe_text
+
 if TYPE_CHECKING:
     from caesar_core.clientfiles import Installation
+    from caesar_core.git import FileChange
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True)
-class Project:
-    """The project a command works on, found once per invocation."""
-
-    root: Path
-    as_json: bool
-
-    @property
-    def store(self) -> Any:
-        from caesar_core.store import TaskStore
-
-        return TaskStore(self.root)
-
-    def config(self) -> Any:
-        from caesar_core.config import load_config
-
-        return load_config(self.root)
 
 
 def project_options(command: F) -> F:
@@ -54,22 +37,36 @@ def project_options(command: F) -> F:
     )(command)
 
 
-def project_of(root: Path, as_json: bool) -> Project:
-    return Project(root, as_json)
-
-
 def emit_json(value: Any) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    """JSON on stdout: exact values, with what a terminal would act on as ``\\uNNNN``."""
+    click.echo(json_safe(json.dumps(value, indent=2, ensure_ascii=False, default=str)))
 
 
 def table(rows: list[list[str]], headers: list[str]) -> None:
-    """A plain aligned table: readable in a terminal, greppable in a pipe."""
+    """A plain aligned table: readable in a terminal, greppable in a pipe (cells made safe:
+    they hold what agents wrote, such as versions, objectives and paths)."""
+    rows = [[safe_text(cell) for cell in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in rows:
         widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
     click.echo("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
     for row in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def change_line(change: FileChange) -> str:
+    """One changed file as ``diff --stat`` and ``run`` list it: action, quoted path, counts,
+    and for a symbolic link where it points."""
+    moved = f" (from {quote_path(change.old_path)})" if change.old_path else ""
+    line = f"{change.action:<9} {quote_path(change.path)}{moved}"
+    line += f"  +{change.additions} -{change.deletions}"
+    return line + (f"  {link_note(change)}" if change.link_target is not None else "")
+
+
+def link_note(change: FileChange) -> str:
+    """``symlink -> TARGET``, and whether that leaves the repository."""
+    outside = " (points outside the repository)" if change.link_outside else ""
+    return f"symlink -> {quote_path(change.link_target or '')}{outside}"
 
 
 def apply_installation(installation: Installation, *, dry_run: bool, as_json: bool) -> None:

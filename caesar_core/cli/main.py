@@ -18,6 +18,7 @@ from caesar_core.cli.review import apply, diff, discard, gc
 from caesar_core.cli.setup import agents, doctor, init
 from caesar_core.cli.tasks import answer, cancel, logs, ps, run
 from caesar_core.errors import CaesarError
+from caesar_core.terminal import safe_text
 
 PLUGIN_GROUP = "caesar.commands"
 """Entry points adding commands: how ``caesar watch`` (in caesar_tui) joins the CLI without
@@ -45,9 +46,10 @@ class CaesarGroup(click.Group):
         try:
             return super().invoke(ctx)
         except CaesarError as error:
-            click.echo(f"caesar: {error.reason}", err=True)
+            # A reason may quote what an agent wrote (a path, an id): shown safe.
+            click.echo(safe_text(f"caesar: {error.reason}", lines=True), err=True)
             if error.remedy:
-                click.echo(f"  remedy: {error.remedy}", err=True)
+                click.echo(safe_text(f"  remedy: {error.remedy}", lines=True), err=True)
             ctx.exit(int(error.exit_code))
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from caesar_core.errors import ExitCode
+from caesar_core.terminal import safe_text
 
 
 @click.group()
@@ -76,6 +77,6 @@ def validate(paths: tuple[Path, ...], as_json: bool) -> None:
         else:
             click.echo(f"{result.path}: invalid {result.kind or 'document'}", err=True)
             for problem in result.problems:
-                click.echo(f"  {problem}", err=True)
+                click.echo(safe_text(f"  {problem}"), err=True)
     if not all(result.ok for result in results):
         raise SystemExit(int(ExitCode.FAILURE))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
-from caesar_core.cli.common import emit_json, project_options, table
+from caesar_core.cli.common import change_line, emit_json, link_note, project_options, table
 from caesar_core.errors import ExitCode
+from caesar_core.terminal import quote_path, safe_text
 
 
 @click.command()
@@ -15,7 +17,11 @@ from caesar_core.errors import ExitCode
 @click.option("--stat", is_flag=True, help="Files with their +/- counts, not the patch.")
 @project_options
 def diff(task_id: str, stat: bool, root: Path, as_json: bool) -> None:
-    """Show what a task changed, against the commit it started from (never HEAD)."""
+    """Show what a task changed, against the commit it started from (never HEAD).
+
+    Symbolic links are listed with where they point. The patch is printed exactly into a pipe
+    (for `git apply`); on a terminal its control characters are shown escaped.
+    """
     from caesar_core.runner.worktrees import task_diff
     from caesar_core.store import TaskStore
 
@@ -33,6 +39,8 @@ def diff(task_id: str, stat: bool, root: Path, as_json: bool) -> None:
                         "additions": f.additions,
                         "deletions": f.deletions,
                         "binary": f.binary,
+                        "link_target": f.link_target,
+                        "link_outside": f.link_outside,
                     }
                     for f in (changes.files if changes else [])
                 ],
@@ -49,10 +57,12 @@ def diff(task_id: str, stat: bool, root: Path, as_json: bool) -> None:
         return
     if stat:
         for f in changes.files:
-            moved = f" (from {f.old_path})" if f.old_path else ""
-            click.echo(f"{f.action:<9} {f.path}{moved}  +{f.additions} -{f.deletions}")
+            click.echo(change_line(f))
         return
-    click.echo(changes.patch, nl=False)
+    for link in changes.links:
+        click.echo(f"caesar: {quote_path(link.path)} is a {link_note(link)}", err=True)
+    patch = changes.patch
+    click.echo(safe_text(patch, lines=True) if sys.stdout.isatty() else patch, nl=False)
 
 
 @click.command()
@@ -60,17 +70,28 @@ def diff(task_id: str, stat: bool, root: Path, as_json: bool) -> None:
 @click.option(
     "--path", "paths", multiple=True, help="Apply only this path (repeatable; prefixes work)."
 )
+@click.option(
+    "--allow-outside-links",
+    is_flag=True,
+    help="Also apply symbolic links that point outside the repository (refused otherwise).",
+)
 @project_options
-def apply(task_id: str, paths: tuple[str, ...], root: Path, as_json: bool) -> None:
+def apply(
+    task_id: str, paths: tuple[str, ...], allow_outside_links: bool, root: Path, as_json: bool
+) -> None:
     """Apply a task's changes to your working tree: three-way, never committed.
 
-    Refuses to touch files you changed yourself; on a conflict nothing is written.
+    Refuses to touch files you changed yourself; on a conflict nothing is written. A symbolic
+    link pointing outside the repository is refused unless --allow-outside-links.
     """
     from caesar_core.runner.worktrees import apply as apply_task
     from caesar_core.store import TaskStore
 
     store = TaskStore(root)
-    result = apply_task(store, store.get(task_id), list(paths) or None)
+    record = store.get(task_id)
+    selected = list(paths) if paths else None
+    result = apply_task(store, record, selected, allow_outside_links=allow_outside_links)
+    links = {change.path: change for change in result.changes if change.link_target is not None}
     if as_json:
         emit_json(
             {
@@ -79,20 +100,32 @@ def apply(task_id: str, paths: tuple[str, ...], root: Path, as_json: bool) -> No
                 "files": result.files,
                 "conflicts": result.conflicts,
                 "digest": result.digest,
+                "already_applied": result.already,
+                "links": [
+                    {"path": c.path, "target": c.link_target, "outside": c.link_outside}
+                    for c in links.values()
+                ],
             }
         )
     elif result.applied and not result.files:
         click.echo("nothing to apply: the task changed nothing")
     elif result.applied:
-        click.echo(f"applied {len(result.files)} file(s) to your working tree (not committed):")
+        if result.written:
+            click.echo(f"applied {len(result.files)} file(s) to your working tree (not committed):")
+        else:
+            click.echo("already applied: your working tree holds these changes (nothing written):")
         for path in result.files:
-            click.echo(f"  {path}")
+            link = links.get(path)
+            notes = [link_note(link)] if link else []
+            if result.written and path in result.already:
+                notes.append("(already there)")
+            click.echo("  ".join([f"  {quote_path(path)}", *notes]))
     else:
         click.echo(
             "not applied: these files conflict with your tree (nothing was written):", err=True
         )
         for path in result.conflicts:
-            click.echo(f"  {path}", err=True)
+            click.echo(f"  {quote_path(path)}", err=True)
     if not result.applied:
         raise SystemExit(int(ExitCode.FAILURE))
 

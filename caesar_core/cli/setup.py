@@ -9,6 +9,7 @@ import click
 
 from caesar_core.cli.common import emit_json, project_options, table
 from caesar_core.errors import ExitCode
+from caesar_core.terminal import safe_text
 
 
 @click.command()
@@ -157,8 +158,9 @@ def doctor(root: Path, as_json: bool) -> None:
     else:
         for item in checks:
             mark = "ok " if item["ok"] else "-- "
-            click.echo(f"{mark} {item['check']:<18} {item['detail']}")
+            # details quote agents' --version output and paths: shown safe
+            click.echo(safe_text(f"{mark} {item['check']:<18} {item['detail']}"))
             if item["remedy"]:
-                click.echo(f"{'':22} remedy: {item['remedy']}")
+                click.echo(safe_text(f"{'':22} remedy: {item['remedy']}"))
     if not any(c["ok"] for c in checks if c["check"].startswith("agent ")):
         raise SystemExit(int(ExitCode.FAILURE))

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from caesar_core.cli.common import emit_json, project_options, table
+from caesar_core.cli.common import change_line, emit_json, project_options, table
 from caesar_core.errors import ExitCode
+from caesar_core.terminal import json_safe, quote_path, safe_text
 
 if TYPE_CHECKING:
     from caesar_core.events import EventTail
@@ -90,7 +91,7 @@ def run(
         else:
             print_outcome(failed.outcome)
             if failed.outcome.report.details:
-                click.echo(failed.outcome.report.details.rstrip())
+                click.echo(safe_text(failed.outcome.report.details.rstrip(), lines=True))
         raise SystemExit(int(ExitCode.FAILURE)) from None
     task_id = prepared.task.id
     if not as_json:
@@ -99,7 +100,7 @@ def run(
             f"  {prepared.plan.mode.value}"
         )
         for finding in prepared.findings:
-            click.echo(f"  note: {finding.title}: {finding.detail}")
+            click.echo(safe_text(f"  note: {finding.title}: {finding.detail}"))
 
     outcome = execute_live(runner, prepared, as_json)
     ok = outcome.record.status.value == "succeeded" and outcome.report.status.value == "success"
@@ -223,15 +224,18 @@ class _EventPrinter:
             else:
                 self._echo(event)
         for bad in batch.bad:
-            click.echo(f"caesar: events line {bad.line} skipped: {bad.reason}", err=True)
+            click.echo(safe_text(f"caesar: events line {bad.line} skipped: {bad.reason}"), err=True)
         if tail.problem and tail.problem != self._problem:
-            click.echo(f"caesar: the events log is not read: {tail.problem}", err=True)
+            click.echo(safe_text(f"caesar: the events log is not read: {tail.problem}"), err=True)
         self._problem = tail.problem
 
     def settle(self, record: TaskRecord) -> None:
         """Show the held ``finished`` events, judged by ``record``; when the task ended and
         none of them is caesar's, say the outcome from the record."""
-        self.formatter.trust_finished(record.finished_seq)
+        if record.legacy_ending:
+            self.formatter.trust_any()
+        else:
+            self.formatter.trust_finished(record.ending_seq)
         held, self._held = self._held, []
         shown = False
         for event in held:
@@ -239,7 +243,7 @@ class _EventPrinter:
             shown = shown or self.formatter.caesars(event)
         if record.status.terminal and not shown and not self.as_json:
             why = f": {record.ended_reason}" if record.ended_reason else ""
-            click.echo(f"caesar's record: {record.status.value}{why}")
+            click.echo(safe_text(f"caesar's record: {record.status.value}{why}"))
 
     def _echo(self, event: Event) -> None:
         from caesar_core.protocol.event import FinishedEvent
@@ -250,9 +254,9 @@ class _EventPrinter:
         if isinstance(event, FinishedEvent) and not self.formatter.caesars(event):
             data = event.model_dump(mode="json", exclude_none=True)
             data["not_caesars"] = "a finished event caesar did not write"
-            click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+            click.echo(json_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":"))))
             return
-        click.echo(event.model_dump_json(exclude_none=True))
+        click.echo(json_safe(event.model_dump_json(exclude_none=True)))
 
 
 def _outcome_json(outcome: Outcome) -> dict[str, Any]:
@@ -280,23 +284,21 @@ def print_outcome(outcome: Outcome) -> None:
     click.echo(
         f"\ntask {record.id}: {record.status.value} (report {report.status.value} via {source})"
     )
-    click.echo(f"  {report.summary}")
+    click.echo(f"  {safe_text(report.summary)}")
     if outcome.diff is not None:
         if outcome.diff.files:
             click.echo("files changed (according to git):")
             for file in outcome.diff.files:
-                moved = f" (from {file.old_path})" if file.old_path else ""
-                click.echo(
-                    f"  {file.action:<9} {file.path}{moved}  +{file.additions} -{file.deletions}"
-                )
+                click.echo(f"  {change_line(file)}")
         else:
             click.echo("no files changed (according to git)")
     elif report.changes:
         click.echo("files changed (as declared; no git to check):")
         for change in report.changes:
-            click.echo(f"  {change.action.value:<9} {change.path}")
+            click.echo(f"  {change.action.value:<9} {quote_path(change.path)}")
     for finding in report.findings:
-        click.echo(f"  [{finding.severity.value}] {finding.title}: {finding.detail}".rstrip(": "))
+        shown = f"  [{finding.severity.value}] {finding.title}: {finding.detail}".rstrip(": ")
+        click.echo(safe_text(shown))
     if record.worktree_path and outcome.diff is not None and outcome.diff.files:
         click.echo(f"review: caesar diff {record.id}   apply: caesar apply {record.id}")
 
@@ -356,9 +358,9 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
         )
         return
     for path, problem in listing.problems:
-        click.echo(f"caesar: skipped {path}: {problem}", err=True)
+        click.echo(safe_text(f"caesar: skipped {path}: {problem}"), err=True)
     for task, problem in swept.problems.items():
-        click.echo(f"caesar: task {task} could not be concluded: {problem}", err=True)
+        click.echo(safe_text(f"caesar: task {task} could not be concluded: {problem}"), err=True)
     if not records and not broken:
         click.echo("no tasks yet: start one with `caesar run OBJECTIVE --agent demo`")
         return
@@ -411,7 +413,7 @@ def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> No
     store = TaskStore(root)
     _, problem = sweep_one(store, store.get(task_id))  # an abandoned task concluded, then shown
     if problem:
-        click.echo(f"caesar: {problem}", err=True)
+        click.echo(safe_text(f"caesar: {problem}"), err=True)
     paths = store.paths(task_id)
     printer = _EventPrinter(as_json=as_json)
 
@@ -419,9 +421,9 @@ def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> No
 
     def flush_raw(tail: LineTail) -> None:
         for line in tail.read().lines:
-            click.echo(line.decode("utf-8", errors="replace"))
+            click.echo(safe_text(line.decode("utf-8", errors="replace"), lines=True))
         if tail.problem and tail.problem != told[0]:
-            click.echo(f"caesar: raw.log is not read: {tail.problem}", err=True)
+            click.echo(safe_text(f"caesar: raw.log is not read: {tail.problem}"), err=True)
         told[0] = tail.problem
 
     with EventTail(paths.events) as events, LineTail(paths.raw_log) as lines:
@@ -491,4 +493,4 @@ def answer(task_id: str, question_id: str, answer_text: str, root: Path, as_json
     if as_json:
         emit_json({"answered": True, **reply.to_json_dict()})
     else:
-        click.echo(f"answered {question_id} of {task_id}: {answer_text}")
+        click.echo(safe_text(f"answered {question_id} of {task_id}: {answer_text}"))

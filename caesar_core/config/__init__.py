@@ -12,6 +12,7 @@ from caesar_core.config.defaults import (
     DEFAULT_ROLE_PROMPTS,
     FALLBACK_AGENTS,
     GITIGNORE_LINES,
+    WATCH_KEYS,
 )
 from caesar_core.config.durations import Duration, DurationError, format_duration, parse_duration
 from caesar_core.config.errors import ConfigError, ConfigProblem
@@ -35,6 +36,7 @@ from caesar_core.config.model import (
     NetworkChoice,
     Policy,
     Role,
+    Watch,
     Worktree,
 )
 from caesar_core.config.templates import TOKENS, TemplateError, render_template, split_template
@@ -48,6 +50,7 @@ __all__ = [
     "GITIGNORE_LINES",
     "LAYERS",
     "TOKENS",
+    "WATCH_KEYS",
     "AgentConfig",
     "Bridge",
     "BridgeRule",
@@ -65,6 +68,7 @@ __all__ = [
     "Policy",
     "Role",
     "TemplateError",
+    "Watch",
     "Worktree",
     "format_duration",
     "layer_path",

@@ -64,6 +64,34 @@ BUILTIN_ROLES: Final[tuple[BuiltinRole, ...]] = (
 )
 """Roles every project has without configuring anything; ``[[role]]`` with a name replaces."""
 
+WATCH_KEYS: Final[Mapping[str, str]] = {
+    "quit": "q",
+    "help": "?",
+    "down": "j,down",
+    "up": "k,up",
+    "detail": "enter",
+    "activity": "1",
+    "questions": "2",
+    "diff": "3",
+    "report": "4",
+    "log": "5",
+    "next": "n",
+    "answer": "a",
+    "apply": "A",
+    "cancel": "x",
+    "discard": "d",
+    "filter": "/",
+    "allow": "y",
+    "deny": "n",
+    "toggle_file": "space",
+    "toggle_all": "a",
+    "copy": "c",
+}
+"""The actions of ``caesar watch`` that ``[watch.keys]`` may rebind, with their default keys.
+
+The app's bindings take their keys from here (``caesar_tui.keys``), so the documented
+defaults below are the keys the app binds."""
+
 GITIGNORE_LINES: Final = [
     ".caesar/config.local.toml",
     ".caesar/tasks/",
@@ -187,6 +215,18 @@ _HEADER = """\
 ## decision = "require_approval"
 ## reason = "pushing is yours to decide"
 
+[watch]
+## `caesar watch` tells you when a task asks a question, holds a tool call for your approval
+## or ends, unless that task is the one on screen: a desktop notification (OSC 9 or OSC 777;
+## inside tmux it needs `set -g allow-passthrough on`) and the terminal bell.
+## `caesar watch --no-notify` turns them off for one session.
+# notify = true
+## Keys by action id, replacing that action's default keys: a value may list alternatives
+## ("k,up") and names keys as Textual does ("ctrl+a", "space", "enter"). The footer and the
+## help screen (?) show the keys in force. The actions, with their default keys:
+## [watch.keys]
+{watch_keys}
+
 ## Agents: `caesar agents list` shows the built-in ones. Any other CLI (or script) becomes
 ## an agent with [[agent]]; an entry whose id is a built-in's replaces the built-in.
 ## `args` is one string split like a shell command line; its tokens are {{prompt}} (required),
@@ -211,7 +251,11 @@ _HEADER = """\
 
 """
 
-DEFAULT_PROJECT_CONFIG: Final = _HEADER + "\n".join(
+_WATCH_KEYS_BLOCK = "\n".join(
+    f"## {action} = {json.dumps(keys)}" for action, keys in WATCH_KEYS.items()
+)
+
+DEFAULT_PROJECT_CONFIG: Final = _HEADER.replace("{watch_keys}", _WATCH_KEYS_BLOCK) + "\n".join(
     _role_block(role, first=number == 0) for number, role in enumerate(BUILTIN_ROLES)
 )
 """The ``.caesar/config.toml`` that ``caesar init`` writes: every key documented, with its

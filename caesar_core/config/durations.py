@@ -20,6 +20,10 @@ _UNITS: tuple[tuple[str, int], ...] = (("h", 3_600_000), ("m", 60_000), ("s", 1_
 _PATTERN = re.compile(r"(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?")
 FORMS = '"500ms", "90s", "10m", "1h", "1h30m", or an integer number of milliseconds'
 """The accepted spellings, quoted in every error so the fix is in the message."""
+MAX_DURATION_MS = 7 * 24 * 3_600_000
+"""The longest duration accepted: 168h (a week). No task or approval waits longer; a value
+beyond it is a typo, and one large enough overflows the clocks it is handed to."""
+_MAX_DIGITS = 12
 
 
 class DurationError(ValueError):
@@ -34,23 +38,41 @@ def parse_duration(value: object) -> int:
     """
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise DurationError(f"expected a duration ({FORMS}), got {type(value).__name__}")
+    shown = _shown(value)
     if isinstance(value, int):
         ms = value
     else:
         text = value.strip()
-        if text.isdigit():
-            raise DurationError(f"{value!r} has no unit; write {text}ms, {text}s, or the integer")
+        if text.isdigit() and len(text) <= _MAX_DIGITS:
+            raise DurationError(f"{shown} has no unit; write {text}ms, {text}s, or the integer")
         match = _PATTERN.fullmatch(text)
         if not text or match is None:
-            raise DurationError(f"{value!r} is not a duration; write {FORMS}")
+            raise DurationError(f"{shown} is not a duration; write {FORMS}")
+        if any(part and len(part) > _MAX_DIGITS for part in match.groups()):
+            raise DurationError(_too_long(shown))
         ms = sum(
             int(part) * factor
             for part, (_, factor) in zip(match.groups(), _UNITS, strict=True)
             if part
         )
     if ms <= 0:
-        raise DurationError(f"{value!r} is not a positive duration")
+        raise DurationError(f"{shown} is not a positive duration")
+    if ms > MAX_DURATION_MS:
+        raise DurationError(_too_long(shown))
     return ms
+
+
+def _too_long(shown: str) -> str:
+    return (
+        f"{shown} is longer than {format_duration(MAX_DURATION_MS)} (a week), the longest "
+        "duration caesar accepts"
+    )
+
+
+def _shown(value: str | int) -> str:
+    """The value as an error quotes it, clipped: it may be anything a person pasted."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}…' ({len(str(value))} characters)"
 
 
 def format_duration(ms: int) -> str:

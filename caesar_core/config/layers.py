@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from caesar_core.config.defaults import BUILTIN_ROLES
+from caesar_core.config.depth import MAX_TOML_DEPTH, deepest_path, too_deep_at
 from caesar_core.config.errors import ConfigError, ConfigProblem
 from caesar_core.config.locate import KeyPath, Position, key_positions, locate
 from caesar_core.config.model import Config
@@ -141,10 +142,27 @@ _TOML_AT_END = re.compile(r"\s*\(at end of document\)$")
 
 
 def _read(path: Path) -> _Layer | None:
-    """The layer's text and data, None when the file does not exist."""
+    """The layer's text and data, None when the file does not exist.
+
+    A link to nothing is refused rather than read as "no configuration"; a UTF-8 byte order
+    mark is skipped; nesting deeper than ``MAX_TOML_DEPTH`` is refused before parsing.
+    """
     try:
         raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
+        if path.is_symlink():
+            raise ConfigError(
+                [
+                    ConfigProblem(
+                        path,
+                        1,
+                        1,
+                        "",
+                        f"is a symbolic link to {os.readlink(path)}, which does not exist",
+                    )
+                ],
+                f"point {path} at an existing file, or remove the link",
+            ) from None
         return None
     except OSError as exc:
         raise ConfigError(
@@ -160,8 +178,14 @@ def _read(path: Path) -> _Layer | None:
             [ConfigProblem(path, line, col, "", "is not UTF-8 text (TOML files are UTF-8)")],
             f"save {path} as UTF-8",
         ) from None
+    text = text.removeprefix("\ufeff")  # editors on Windows write a byte order mark
+    deep = too_deep_at(text)
+    if deep is not None:
+        raise _too_deep(path, text, deep)
     try:
         data = tomllib.loads(text)
+    except RecursionError:  # the scan above should have refused it; never a traceback
+        raise _too_deep(path, text, 0) from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         line, col = 1, 1
@@ -176,7 +200,22 @@ def _read(path: Path) -> _Layer | None:
             [ConfigProblem(path, line, col, "", f"invalid TOML: {message}")],
             f"fix the syntax of {path} at that spot (https://toml.io describes TOML)",
         ) from None
-    return _Layer(path, text, data)
+    layer = _Layer(path, text, data)
+    nested = deepest_path(data)
+    if nested is not None:
+        problem = layer.problem(nested, f"nests deeper than {MAX_TOML_DEPTH} levels")
+        raise ConfigError([problem], f"flatten that value in {path}")
+    return layer
+
+
+def _too_deep(path: Path, text: str, index: int) -> ConfigError:
+    line = text.count("\n", 0, index) + 1
+    col = index - (text.rfind("\n", 0, index) + 1) + 1
+    message = f"arrays and inline tables nest deeper than {MAX_TOML_DEPTH} levels here"
+    return ConfigError(
+        [ConfigProblem(path, line, col, "", message)],
+        f"flatten that value in {path}; no caesar setting nests more than a few levels",
+    )
 
 
 def _validate_layer(layer: _Layer) -> None:
@@ -276,6 +315,10 @@ def _known_key(parts: tuple[str, ...]) -> bool:
         return not rest or (len(rest) == 1 and rest[0] in known_keys((head,)))
     if head == "models":
         return len(rest) <= 1
+    if head == "watch":
+        if rest[:1] == ("keys",):
+            return len(rest) <= 2
+        return not rest or (len(rest) == 1 and rest[0] in known_keys((head,)))
     if head in KEYED:
         return len(rest) <= 1 or (len(rest) == 2 and rest[1] in known_keys((head,)))
     return False

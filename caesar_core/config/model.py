@@ -9,6 +9,7 @@ So sections forbid unknown keys, scalars use pydantic's strict types (``"4"`` is
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import posixpath
 import re
@@ -32,7 +33,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic_core import PydanticCustomError
 from pydantic_core.core_schema import ValidationInfo
 
-from caesar_core.config.defaults import BUILTIN_ROLES, DEFAULT_ROLE_PROMPTS
+from caesar_core.config.defaults import BUILTIN_ROLES, DEFAULT_ROLE_PROMPTS, WATCH_KEYS
 from caesar_core.config.durations import Duration
 from caesar_core.config.templates import TemplateError, check_template, render_template
 from caesar_core.protocol.task import Mode
@@ -96,11 +97,38 @@ def _relative_file(value: str) -> str:
     return value
 
 
+def _watch_action(value: str) -> str:
+    """A key of ``[watch.keys]``: one of the actions ``caesar watch`` binds."""
+    if value not in WATCH_KEYS:
+        close = difflib.get_close_matches(value, list(WATCH_KEYS), n=1)
+        raise _problem(
+            "watch_action",
+            f"{value!r} is not an action of caesar watch"
+            + (f"; did you mean {close[0]!r}?" if close else "")
+            + f" (actions: {', '.join(WATCH_KEYS)})",
+        )
+    return value
+
+
+def _key_list(value: str) -> str:
+    """Key names separated by commas (``"k,up"``, ``"ctrl+a"``), as Textual binds them."""
+    parts = value.split(",")
+    if any(not part.strip() or len(part.strip().split()) > 1 for part in parts):
+        raise _problem(
+            "key_list",
+            f"{value!r} is not a list of keys: write key names separated by commas, "
+            'e.g. "k,up", "ctrl+a", "space"',
+        )
+    return value
+
+
 Identifier = Annotated[StrictStr, AfterValidator(_identifier)]
 NonEmpty = Annotated[StrictStr, Field(min_length=1)]
 RepositoryPath = Annotated[StrictStr, AfterValidator(_repository_path)]
 RelativeFile = Annotated[StrictStr, AfterValidator(_relative_file)]
 EnvName = Annotated[StrictStr, AfterValidator(_env_name)]
+WatchAction = Annotated[StrictStr, AfterValidator(_watch_action)]
+KeyList = Annotated[StrictStr, AfterValidator(_key_list)]
 TEN_MINUTES = Duration(600_000)
 
 
@@ -310,6 +338,17 @@ class Bridge(BaseModel):
         return next((rule for rule in self.rules if rule.matches(tool, subject)), None)
 
 
+class Watch(BaseModel):
+    """``[watch]``: the ``caesar watch`` screen."""
+
+    model_config = _STRICT
+
+    notify: StrictBool = True
+    """Desktop notifications (and the bell) for a question, a held tool call, a task's end."""
+    keys: dict[WatchAction, KeyList] = Field(default_factory=dict)
+    """``[watch.keys]``: keys by action id, replacing that action's default keys."""
+
+
 def builtin_roles() -> list[Role]:
     return [Role.model_validate(role) for role in BUILTIN_ROLES]
 
@@ -326,6 +365,7 @@ class Config(BaseModel):
     roles: list[Role] = Field(default_factory=builtin_roles, alias="role")
     agents: list[AgentConfig] = Field(default_factory=list, alias="agent")
     bridge: Bridge = Field(default_factory=Bridge)
+    watch: Watch = Field(default_factory=Watch)
 
     @model_validator(mode="after")
     def _unique_entries(self) -> Config:

@@ -26,6 +26,7 @@ from caesar_core.config.model import (
     Config,
     Policy,
     Role,
+    Watch,
     Worktree,
 )
 
@@ -40,6 +41,7 @@ _SECTIONS: Mapping[tuple[str, ...], Any] = {  # models and one pydantic dataclas
     ("bridge", "rule"): BridgeRule,
     ("agent",): AgentConfig,
     ("role",): Role,
+    ("watch",): Watch,
 }
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _EXPECTED: Mapping[str, str] = {

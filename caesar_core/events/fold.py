@@ -237,6 +237,15 @@ class ActivityFold:
         elif self._finished is None or self._finished.seq != seq:
             self._finished = self._endings.get(seq)
 
+    def trust_any(self) -> None:
+        """Back to taking every ``finished`` (the last wins): for a task whose record predates
+        ``finished_seq`` (``TaskRecord.legacy_ending``)."""
+        self._gated = False
+        if self._endings:
+            last = list(self._endings.values())[-1]
+            if self._finished is None or last.seq > self._finished.seq:
+                self._finished = last
+
     # -- reading ---------------------------------------------------------------------------
 
     def silence(self, now: datetime) -> timedelta | None:

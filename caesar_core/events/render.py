@@ -1,5 +1,6 @@
 """Events as plain one-line text, for ``caesar logs`` and ``caesar demo`` (no Rich here:
-the core prints for pipes and log files as readily as for terminals)."""
+the core prints for pipes and log files as readily as for terminals). What the agent wrote is
+shown through ``caesar_core.terminal``: controls escaped, paths quoted."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from caesar_core.protocol.event import (
     ToolStatus,
     ToolUseEvent,
 )
+from caesar_core.terminal import quote_path, safe_text
 
 _WIDTH = 160
 _MARK = {ToolStatus.STARTED: "▸", ToolStatus.SUCCEEDED: "✓", ToolStatus.FAILED: "✗"}
@@ -45,13 +47,18 @@ class EventFormatter:
         self._gated = True
         self._trusted = seq
 
+    def trust_any(self) -> None:
+        """Show every ``finished`` as it is (a record older than ``finished_seq``)."""
+        self._gated = False
+
     def caesars(self, event: FinishedEvent) -> bool:
         """Whether ``event`` is caesar's own ending (always, for a formatter never told)."""
         return not self._gated or (self._trusted is not None and event.seq == self._trusted)
 
     def format(self, event: Event) -> str:
         stamp = event.at.astimezone().strftime("%H:%M:%S")
-        return _clip(f"{stamp}  {self._body(event)}", self.width)
+        # Every field but the stamp is the agent's: shown with its controls escaped.
+        return _clip(f"{stamp}  {safe_text(self._body(event))}", self.width)
 
     def _body(self, event: Event) -> str:
         match event:
@@ -64,7 +71,7 @@ class EventFormatter:
             case ToolUseEvent():
                 return self._tool(event)
             case FileChangedEvent():
-                return f"file      {event.action.value} {event.path}"
+                return f"file      {event.action.value} {quote_path(event.path)}"
             case ProgressEvent():
                 pct = "" if event.pct is None else f" ({event.pct:.0f}%)"
                 return f"progress  {event.message}{pct}"

@@ -10,19 +10,23 @@ main working tree).
 
 from __future__ import annotations
 
-from caesar_core.git.apply import ApplyResult, apply_changes, unapplied_work
+from caesar_core.git.apply import ApplyResult, apply_changes, unapplied_changes, unapplied_work
 from caesar_core.git.diff import (
     FileChange,
     Snapshot,
     TreeDiff,
+    as_unicode,
     changes_between,
     changes_since,
+    link_leaves_repository,
     patch_digest,
     snapshot,
 )
 from caesar_core.git.repo import (
+    DamagedWorktreeError,
     GitError,
     LocalChangesError,
+    OutsideLinksError,
     find_repository,
     head_commit,
     is_ignored,
@@ -37,13 +41,16 @@ from caesar_core.git.worktree import (
 
 __all__ = [
     "ApplyResult",
+    "DamagedWorktreeError",
     "FileChange",
     "GitError",
     "LocalChangesError",
+    "OutsideLinksError",
     "Snapshot",
     "TreeDiff",
     "WorktreeInfo",
     "apply_changes",
+    "as_unicode",
     "branch_name",
     "changes_between",
     "changes_since",
@@ -51,9 +58,11 @@ __all__ = [
     "find_repository",
     "head_commit",
     "is_ignored",
+    "link_leaves_repository",
     "list_worktrees",
     "patch_digest",
     "remove_worktree",
     "snapshot",
+    "unapplied_changes",
     "unapplied_work",
 ]

@@ -13,6 +13,7 @@ import contextlib
 import os
 import posixpath
 import secrets
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import DeltaStatus, FileMode, FileStatus
 
+from caesar_core.errors import ExitCode
 from caesar_core.fs import atomic_write
 from caesar_core.git.content import as_tree, tree_diff
 from caesar_core.git.diff import (
@@ -32,6 +34,7 @@ from caesar_core.git.diff import (
 from caesar_core.git.repo import (
     GitError,
     LocalChangesError,
+    OutsideLinksError,
     open_repository,
     open_root,
     resolve_commit,
@@ -47,7 +50,8 @@ class ApplyResult:
     ``changes_since`` reports them, ``written`` the paths actually created, modified or
     deleted in the main working tree (fewer when HEAD already had some of the changes), and
     ``digest`` the ``patch_digest`` of the task's patch: record it to tell later whether
-    anything is left unapplied.
+    anything is left unapplied. ``already`` are the paths the working tree already held as
+    the merge leaves them (a second apply), so nothing was written there.
     """
 
     applied: bool
@@ -56,6 +60,7 @@ class ApplyResult:
     digest: str | None = None
     changes: list[FileChange] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +78,25 @@ def apply_changes(
     *,
     paths: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
+    allow_outside_links: bool = False,
 ) -> ApplyResult:
     """Merge the task's changes (``workdir`` against ``base_ref``) into ``repo_root``'s files.
 
     Conflicts write nothing and come back as ``applied=False`` with the paths involved.
     Uncommitted local changes (or an untracked or ignored file) on any path the merge would
-    write raise ``LocalChangesError`` before anything is written. ``paths`` restricts the
-    change set; paths outside it stay as the base has them.
+    write raise ``LocalChangesError`` before anything is written, unless the file already
+    holds exactly what the merge would write (the task was applied before). ``paths``
+    restricts the change set; paths outside it stay as the base has them; an empty one is
+    refused (it would select everything). A symbolic link pointing out of the repository
+    raises ``OutsideLinksError`` unless ``allow_outside_links``.
     """
+    if paths is not None and any(not path.strip() for path in paths):
+        raise GitError(
+            "an empty path was given to select the files to apply",
+            "name a file or directory of the task's changes (see `caesar diff --stat`), "
+            "or give no path to apply them all",
+            exit_code=ExitCode.USAGE,
+        )
     task_repo = open_repository(workdir)
     base = resolve_commit(task_repo, base_ref)
     found = reconcile(task_repo, base.tree, exclude=exclude, paths=paths)
@@ -88,6 +104,10 @@ def apply_changes(
     digest = patch_digest(task.patch)
     if task.is_empty:
         return ApplyResult(applied=True, digest=digest)
+    if task.outside_links and not allow_outside_links:
+        raise OutsideLinksError(
+            [(link.path, link.link_target or "") for link in task.outside_links]
+        )
 
     main = open_root(repo_root)
     if main.head_is_unborn:
@@ -113,6 +133,9 @@ def apply_changes(
     result = as_tree(main, merged.write_tree(main))
     writes, deletes = _plan(tree_diff(ours, result))
     root = workdir_of(main)
+    already = _already_there(main, root, writes, deletes)
+    writes = [write for write in writes if write.path not in already]
+    deletes -= already
     blocked = _blocked(main, root, writes, deletes)
     if blocked:
         raise LocalChangesError(blocked)
@@ -122,7 +145,12 @@ def apply_changes(
         _write(main, root, write)
     touched = sorted({write.path for write in writes} | deletes)
     return ApplyResult(
-        applied=True, files=task.paths, digest=digest, changes=task.files, written=touched
+        applied=True,
+        files=task.paths,
+        digest=digest,
+        changes=task.files,
+        written=touched,
+        already=sorted(already),
     )
 
 
@@ -139,12 +167,24 @@ def unapplied_work(
     HEAD, so a task whose agent committed is never mistaken for a clean one. A worktree
     that cannot be read answers True: nothing may be deleted that could not be inspected.
     """
-    if not workdir.exists():
-        return False
     try:
-        diff = changes_since(workdir, base_ref, exclude=exclude, with_patch=True)
+        return unapplied_changes(repo_root, workdir, base_ref, applied_digest, exclude)
     except GitError:
         return True
+
+
+def unapplied_changes(
+    repo_root: Path,
+    workdir: Path,
+    base_ref: str,
+    applied_digest: str | None,
+    exclude: Sequence[str] = (),
+) -> bool:
+    """:func:`unapplied_work`, raising ``GitError`` when the worktree cannot be inspected
+    (for callers that say why they keep it)."""
+    if not workdir.exists():
+        return False
+    diff = changes_since(workdir, base_ref, exclude=exclude, with_patch=True)
     if diff.is_empty:
         return False
     del repo_root  # the worktree shares the object store; its own repository answers
@@ -174,9 +214,17 @@ def _blocked(
     repo: pygit2.Repository, root: Path, writes: list[_Write], deletes: set[str]
 ) -> list[str]:
     """Paths the merge would write over something that is not HEAD's committed content."""
+    try:
+        found = repo.status(untracked_files="all", ignored=False)
+    except pygit2.GitError as exc:
+        raise GitError(
+            f"cannot tell which files of {root} have local changes: {exc}",
+            f"check that `git -C '{root}' status` works (a damaged .git/index: "
+            "rm .git/index && git reset -q rebuilds it, keeping your files), then apply again",
+        ) from None
     status = {
         path: flags
-        for path, flags in repo.status(untracked_files="all", ignored=False).items()
+        for path, flags in found.items()
         if flags not in (FileStatus.CURRENT, FileStatus.IGNORED)
     }
     blocked = {path for path in (*deletes, *(w.path for w in writes)) if path in status}
@@ -192,6 +240,37 @@ def _blocked(
                 blocked.add(parent)
             parent = posixpath.dirname(parent)
     return sorted(blocked)
+
+
+def _already_there(
+    repo: pygit2.Repository, root: Path, writes: list[_Write], deletes: set[str]
+) -> set[str]:
+    """Paths the working tree already holds as the merge leaves them: nothing to write."""
+    there = {path for path in deletes if not os.path.lexists(root / path)}
+    there.update(write.path for write in writes if _holds(repo, root / write.path, write))
+    return there
+
+
+def _holds(repo: pygit2.Repository, target: Path, write: _Write) -> bool:
+    """Whether ``target`` is already the file (or link) ``write`` would leave there."""
+    try:
+        info = os.lstat(target)
+    except OSError:
+        return False
+    blob = repo[write.blob]
+    if not isinstance(blob, pygit2.Blob):  # pragma: no cover - merge results hold blobs
+        return False
+    if write.mode == FileMode.LINK:
+        return stat.S_ISLNK(info.st_mode) and os.fsencode(os.readlink(target)) == blob.data
+    executable = write.mode == FileMode.BLOB_EXECUTABLE
+    if not stat.S_ISREG(info.st_mode) or bool(info.st_mode & 0o100) != executable:
+        return False
+    if info.st_size != blob.size:
+        return False
+    try:
+        return target.read_bytes() == blob.data
+    except OSError:
+        return False
 
 
 def _replaced(target: Path, path: str, deletes: set[str]) -> bool:

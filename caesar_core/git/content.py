@@ -25,7 +25,14 @@ from pygit2.enums import DeltaStatus, DiffOption, FileMode, ObjectType
 
 from caesar_core.errors import ExitCode
 from caesar_core.git.filters import AttributeProbe
-from caesar_core.git.repo import CAESAR_DIR, GitError, normalize_rel, under_any, workdir_of
+from caesar_core.git.repo import (
+    CAESAR_DIR,
+    DamagedWorktreeError,
+    GitError,
+    normalize_rel,
+    under_any,
+    workdir_of,
+)
 
 _WALK = (
     DiffOption.INCLUDE_UNTRACKED
@@ -57,7 +64,7 @@ def content_tree(repo: pygit2.Repository, excludes: Sequence[str]) -> pygit2.Oid
     them, and callers filter them out of any diff (see ``diff.reconcile``).
     """
     workdir = workdir_of(repo)
-    index = repo.index  # loaded from disk, changed in memory only, never written back
+    index = index_of(repo)  # loaded from disk, changed in memory only, never written back
     try:
         pending = index.diff_to_workdir(_WALK)
     except pygit2.GitError as exc:
@@ -101,6 +108,24 @@ def content_tree(repo: pygit2.Repository, excludes: Sequence[str]) -> pygit2.Oid
             exit_code=ExitCode.USAGE,
         ) from exc
     return tree
+
+
+def index_of(repo: pygit2.Repository) -> pygit2.Index:
+    """The repository's index as on disk, or :class:`DamagedWorktreeError` when it is not one.
+
+    An agent can write over its worktree's index (``<common>/worktrees/<name>/index``):
+    libgit2 then refuses it, and that refusal must name the file and the way out.
+    """
+    try:
+        index: pygit2.Index = repo.index
+    except (pygit2.GitError, OSError, ValueError) as exc:
+        path = Path(str(repo.path)) / "index"
+        workdir = workdir_of(repo)
+        raise DamagedWorktreeError(
+            f"the git index of {workdir} ({path}) cannot be read: {exc}",
+            f"rebuild it, keeping the files: rm '{path}' && git -C '{workdir}' reset -q",
+        ) from None
+    return index
 
 
 def _blob(

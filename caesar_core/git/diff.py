@@ -10,12 +10,14 @@ against HEAD would then report nothing. The other side is the working directory'
 from __future__ import annotations
 
 import hashlib
+import os
+import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
-from pygit2.enums import DeltaStatus, DiffFind
+from pygit2.enums import DeltaStatus, DiffFind, FileMode
 
 from caesar_core.git.content import as_tree, content_tree, exclusions, tree_diff
 from caesar_core.git.repo import (
@@ -41,7 +43,12 @@ _ACTIONS = {
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
-    """One file that differs; ``old_path`` is set for renames only."""
+    """One file that differs; ``old_path`` is set for renames only.
+
+    ``link_target`` is where the symbolic link the change leaves at ``path`` points (None when
+    it leaves no link); ``link_outside`` says that target leaves the repository (see
+    :func:`link_leaves_repository`), which ``apply`` refuses unless asked explicitly.
+    """
 
     path: str
     action: ChangeAction
@@ -49,6 +56,8 @@ class FileChange:
     additions: int = 0
     deletions: int = 0
     binary: bool = False
+    link_target: str | None = None
+    link_outside: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +85,16 @@ class TreeDiff:
         touched = {change.path for change in self.files}
         touched.update(change.old_path for change in self.files if change.old_path)
         return sorted(touched)
+
+    @property
+    def links(self) -> list[FileChange]:
+        """The changes that leave a symbolic link."""
+        return [change for change in self.files if change.link_target is not None]
+
+    @property
+    def outside_links(self) -> list[FileChange]:
+        """The changes that leave a symbolic link pointing out of the repository."""
+        return [change for change in self.files if change.link_outside]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +160,24 @@ def changes_between(
     base_tree = as_tree(repo, snap.tree)
     found = reconcile(repo, base_tree, exclude=exclude, paths=paths)
     return to_tree_diff(found, snap.tree, with_patch=with_patch)
+
+
+def as_unicode(path: str) -> str:
+    """``path`` as a JSON document can hold it: bytes that were not UTF-8 (kept by git as
+    surrogate escapes) become U+FFFD. For reports only; the exact path stays in the diff."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def link_leaves_repository(path: str, target: str) -> bool:
+    """Whether a link at ``path`` (repository-relative) pointing to ``target`` leads out of it.
+
+    Judged on the text alone: an absolute target, or one whose ``..`` climb above the
+    repository's root from the link's directory (``~/.ssh``, ``../../etc/passwd``).
+    """
+    if not target or posixpath.isabs(target):
+        return True
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    return resolved == ".." or resolved.startswith("../")
 
 
 def patch_digest(patch: str) -> str:
@@ -224,6 +261,9 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
         delta = patch.delta
         action = _ACTIONS.get(delta.status, ChangeAction.MODIFIED)
         _, additions, deletions = patch.line_stats
+        target = None
+        if action is not ChangeAction.DELETED and delta.new_file.mode == FileMode.LINK:
+            target = _link_target(found.repo, delta.new_file.id)
         files.append(
             FileChange(
                 path=delta.new_file.path,
@@ -232,9 +272,18 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
                 additions=additions,
                 deletions=deletions,
                 binary=bool(delta.is_binary),
+                link_target=target,
+                link_outside=target is not None
+                and link_leaves_repository(delta.new_file.path, target),
             )
         )
         if with_patch:
             texts.append(patch.text or "")
     files.sort(key=lambda change: change.path)
     return TreeDiff(base=base, tree=str(found.tree.id), files=files, patch="".join(texts))
+
+
+def _link_target(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
+    """A link blob's content: the path it points to (bytes that are not UTF-8 kept escaped)."""
+    blob = repo.get(oid)
+    return os.fsdecode(blob.data) if isinstance(blob, pygit2.Blob) else ""

@@ -58,7 +58,7 @@ class AttributeProbe:
 
     def __init__(self, repo: pygit2.Repository, workdir: Path) -> None:
         self._workdir = workdir
-        self._index = repo.index
+        self._index = repo.index  # already read (content.index_of) by the one caller
         self._global = configured_filters_are_noops(repo)
         self._dirs: dict[str, bool] = {}
 

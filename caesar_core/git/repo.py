@@ -15,6 +15,7 @@ import pygit2
 from pygit2.enums import RepositoryOpenFlag
 
 from caesar_core.errors import CaesarError, ExitCode
+from caesar_core.terminal import quote_path
 
 CAESAR_DIR = ".caesar"
 """caesar's own directory at a project root: never part of any change set."""
@@ -29,12 +30,34 @@ class LocalChangesError(GitError):
 
     def __init__(self, paths: Sequence[str]) -> None:
         self.paths = sorted(paths)
-        shown = ", ".join(self.paths[:10]) + (" ..." if len(self.paths) > 10 else "")
+        shown = ", ".join(map(quote_path, self.paths[:10])) + (
+            " ..." if len(self.paths) > 10 else ""
+        )
         super().__init__(
             f"{len(self.paths)} file(s) the task changes have local changes in the main "
             f"working tree: {shown}",
             "commit or stash those changes (or move the files out of the way), then apply again",
         )
+
+
+class OutsideLinksError(GitError):
+    """The task leaves symbolic links pointing out of the repository; ``links`` are
+    ``(path, target)``. Nothing was written."""
+
+    def __init__(self, links: Sequence[tuple[str, str]]) -> None:
+        self.links = sorted(links)
+        shown = ", ".join(f"{quote_path(path)} -> {quote_path(to)}" for path, to in self.links[:10])
+        super().__init__(
+            f"not applied: the task adds {len(self.links)} symbolic link(s) pointing outside "
+            f"the repository: {shown}{' ...' if len(self.links) > 10 else ''}; nothing was written",
+            "review them with `caesar diff`; apply them anyway with --allow-outside-links, or "
+            "leave them out by applying the other files with --path",
+        )
+
+
+class DamagedWorktreeError(GitError):
+    """A working tree's git data (its index) cannot be read: nothing about its changes can be
+    told, so nothing is applied from it and nothing in it is judged clean."""
 
 
 def open_repository(path: Path) -> pygit2.Repository:

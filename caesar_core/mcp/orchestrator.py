@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import Field
 
 from caesar_core import __version__
 from caesar_core.config import DurationError, parse_duration
@@ -25,6 +26,9 @@ from caesar_core.protocol.task import Mode
 from caesar_core.runner.delegation import Request
 
 T = TypeVar("T")
+
+LOG_LIMIT_MAX = 1_000
+"""``caesar_logs`` hands back at most this many events; the input schema says so."""
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 TOOLS = (
@@ -111,7 +115,9 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
         return _call(lambda: session.delegate(request))
 
     @server.tool(annotations=READ_ONLY)
-    def caesar_await(task_ids: list[str], timeout_ms: int = AWAIT_DEFAULT_MS) -> dict[str, Any]:
+    def caesar_await(
+        task_ids: list[str], timeout_ms: Annotated[int, Field(ge=0)] = AWAIT_DEFAULT_MS
+    ) -> dict[str, Any]:
         """Wait until the tasks end or ``timeout_ms`` passes; a task still running shows
         ``pending: true`` with the questions it waits on."""
         return _call(lambda: session.await_tasks(task_ids, timeout_ms))
@@ -122,8 +128,13 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
         return _call(lambda: session.status(task_id))
 
     @server.tool(annotations=READ_ONLY)
-    def caesar_logs(task_id: str, raw: bool = False, limit: int = LOG_LIMIT) -> dict[str, Any]:
-        """A task's last events (or the end of its raw output with ``raw``)."""
+    def caesar_logs(
+        task_id: str,
+        raw: bool = False,
+        limit: Annotated[int, Field(ge=1, le=LOG_LIMIT_MAX)] = LOG_LIMIT,
+    ) -> dict[str, Any]:
+        """A task's last ``limit`` events (1 to 1000), or the end of its raw output with
+        ``raw``."""
         return _call(lambda: session.logs(task_id, raw=raw, limit=limit))
 
     @server.tool()

@@ -272,7 +272,8 @@ def _shown(event: Event, record: TaskRecord) -> dict[str, Any]:
     """An event as handed to the main agent; a ``finished`` line caesar did not write (the
     agent may append any line to its log) is marked as such, never taken for the outcome."""
     data = event.to_json_dict()
-    if isinstance(event, FinishedEvent) and event.seq != record.finished_seq:
+    legacy = record.legacy_ending
+    if isinstance(event, FinishedEvent) and not legacy and event.seq != record.ending_seq:
         data["not_caesars"] = "a finished event caesar did not write; the outcome is `status`"
     return data
 

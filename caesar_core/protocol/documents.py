@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from caesar_core.protocol.parse import parse
 from caesar_core.protocol.report import REPORT_ADAPTER, Report
 from caesar_core.protocol.task import TASK_ADAPTER, Task
 from caesar_core.protocol.versions import DocumentKind, UnsupportedProtocolError, kind_of_protocol
+from caesar_core.safefs import TooDeepError, loads
 
 _ADAPTERS: dict[DocumentKind, TypeAdapter[Any]] = {
     DocumentKind.TASK: TASK_ADAPTER,
@@ -91,6 +91,8 @@ def describe(error: Exception, line: int | None = None) -> list[Problem]:
         ]
     if isinstance(error, UnsupportedProtocolError):
         return [Problem(error.reason, line, "protocol")]
+    if isinstance(error, TooDeepError):
+        return [Problem(f"refused: {error}", line)]
     return [Problem(f"not JSON: {error}", line)]
 
 
@@ -98,7 +100,7 @@ def sniff_kind(path: Path, head: bytes) -> DocumentKind | None:
     """Which document ``path`` holds: by its ``protocol`` field first, then by its name."""
     first = head.lstrip().split(b"\n", 1)[0]
     try:
-        data: Any = json.loads(first)
+        data: Any = loads(first)  # depth-checked: a line nested 5,000 deep is a problem, later
     except ValueError:
         data = None
     if isinstance(data, dict):

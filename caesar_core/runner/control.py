@@ -13,16 +13,16 @@ from caesar_core.events.writer import EventWriter
 from caesar_core.protocol.event import Answered, Finished
 from caesar_core.protocol.mailbox import MailboxAnswer
 from caesar_core.protocol.report import ReportStatus
+from caesar_core.runner import cgroup, proctree
+from caesar_core.runner.closing import close_without_orchestrator, write_ending
 from caesar_core.runner.slots import pid_alive
-from caesar_core.runner.supervise import stop_group
-from caesar_core.runner.sweep import close_without_orchestrator, write_ending
 from caesar_core.store import mailbox
 from caesar_core.store.record import TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
 
 
 def cancel(store: TaskStore, task_id: str, *, by: str = "user") -> tuple[TaskRecord, bool]:
-    """Cancel a task: conclude it ``cancelled`` first, then stop its process group.
+    """Cancel a task: conclude it ``cancelled`` first, then stop every process it started.
 
     The status is written before the signal so the runner, seeing its agent die, finds the
     task already concluded and cannot call it ``failed``. Returns the record and whether this
@@ -33,13 +33,20 @@ def cancel(store: TaskStore, task_id: str, *, by: str = "user") -> tuple[TaskRec
     if not done:
         return record, False
     # A runner still alive also sees the cancellation within half a second and stops the
-    # group itself; stopping it here too covers a runner that is gone.
-    if agent_pid is not None and pid_alive(agent_pid):
-        stop_group(agent_pid)
+    # tree itself; stopping it here too covers a runner that is gone.
+    stop_task(record, leader=agent_pid)
     orchestrator = record.orchestrator_pid
     if orchestrator is None or not pid_alive(orchestrator):
         _close_for_absent_orchestrator(store, record, by)
     return store.get(task_id), True
+
+
+def stop_task(record: TaskRecord, *, leader: int | None = None) -> None:
+    """Stop every process of the task, from any process: its cgroup, its marker, its group."""
+    if leader is None:
+        leader = record.pid
+    group = cgroup.checked(record.cgroup, record.id)
+    proctree.stop(record.id, leader=leader, cgroup=group)
 
 
 def _close_for_absent_orchestrator(store: TaskStore, record: TaskRecord, by: str) -> None:

@@ -22,7 +22,7 @@ from caesar_core.git import find_repository, head_commit
 from caesar_core.protocol.report import Finding, Severity
 from caesar_core.protocol.task import Isolation, Mode
 from caesar_core.protocol.taskdir import ENV_DEPTH, ENV_TASK_ID
-from caesar_core.store.ids import TASK_ID_PATTERN
+from caesar_core.store.ids import TASK_ID_PATTERN, shown_id
 
 IsolationChoice = Literal["inplace", "worktree", "auto"]
 NetworkChoice = Literal["auto", "on", "off"]
@@ -155,7 +155,7 @@ def _role(request: Request, loaded: LoadedConfig) -> Role | None:
     if request.role not in roles:
         known = ", ".join(roles) or "none configured"
         raise DelegationError(
-            f"unknown role {request.role!r} (known: {known})",
+            f"unknown role {shown_id(request.role)} (known: {known})",
             "pick a known role, or declare it with [[role]] in .caesar/config.toml",
         )
     return roles[request.role]
@@ -166,7 +166,7 @@ def _agent(request: Request, role: Role | None, loaded: LoadedConfig) -> Adapter
     if request.agent is not None:
         if request.agent not in agents:
             raise DelegationError(
-                f"unknown agent {request.agent!r} (known: {', '.join(agents)})",
+                f"unknown agent {shown_id(request.agent)} (known: {', '.join(agents)})",
                 "pick a known agent, or declare it with [[agent]] in .caesar/config.toml",
             )
         return agents[request.agent]

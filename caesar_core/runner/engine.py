@@ -8,6 +8,7 @@ with a status, a report and a ``finished`` event: no task is left running by an 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import socket
@@ -24,8 +25,10 @@ from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
 from caesar_core.fs import dump_json
 from caesar_core.git import (
+    GitError,
     Snapshot,
     TreeDiff,
+    as_unicode,
     branch_name,
     changes_between,
     changes_since,
@@ -45,10 +48,12 @@ from caesar_core.runner.reconcile import reconcile
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
+from caesar_core.runner.unwritten import conclude_unwritten, io_reason
+from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
 from caesar_core.safefs import claim_write
 from caesar_core.store.ids import new_task_id
-from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
+from caesar_core.store.record import NO_ENDING, ReportSource, TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
 
 
@@ -221,7 +226,7 @@ class Runner:
             report_status=ReportStatus.FAILED,
             report_source=ReportSource.SYNTHESIZED,
             ended_reason=reason,
-            finished_seq=finished.seq if finished else None,
+            finished_seq=finished.seq if finished else NO_ENDING,
         )
         return Outcome(final, report, None, paths)
 
@@ -258,6 +263,13 @@ class Runner:
         }
         if adapter.capabilities.json_events:
             env[ENV_STREAM_EVENTS] = "1"
+        timeout_s = plan.timeout_ms / 1000
+        watchdog = Watchdog(self.root, task.id, self.store.record_path(task.id), timeout_s)
+
+        def spawned(pid: int, cgroup: Path | None) -> None:
+            with contextlib.suppress(OSError):  # a full disk: it is still found by its marker
+                self.store.set(task.id, pid=pid, cgroup=str(cgroup) if cgroup else None)
+
         try:
             with self.slots.hold(
                 f"{task.id} {adapter.id}", cancelled=cancel_requested, on_wait=on_wait
@@ -271,22 +283,25 @@ class Runner:
                     injected(launch.files),
                     EventWriter(paths.events, task.id, clock=self.clock) as stream,
                 ):
+                    watchdog.arm()
                     ended = run_agent(
                         launch,
+                        task_id=task.id,
                         env=env,
                         raw_log=paths.raw_log,
                         translator=translator,
                         events=stream,
-                        timeout_s=plan.timeout_ms / 1000,
+                        timeout_s=timeout_s,
                         cancel_requested=cancel_requested,
-                        on_spawn=lambda pid: self._record_pid(task.id, pid),
+                        on_spawn=spawned,
                     )
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
-        return self._conclude(prepared, ended, translator)
-
-    def _record_pid(self, task_id: str, pid: int) -> None:
-        self.store.set(task_id, pid=pid)
+        except OSError as error:  # a full disk before the agent ran: its task still concludes
+            ended = Exit(None, spawn_error=f"the agent could not be started: {io_reason(error)}")
+        outcome = self._conclude_or_fail(prepared, ended, translator)
+        watchdog.disarm()  # left running when the record could not be written: it retries
+        return outcome
 
     def run(
         self,
@@ -301,6 +316,23 @@ class Runner:
 
     # -- conclude ----------------------------------------------------------------------------
 
+    def _conclude_or_fail(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+        """Conclude; a write that fails on the way (a full disk) ends the task failed, with the
+        reason, instead of a traceback and a task left ``running``."""
+        try:
+            return self._conclude(prepared, ended, translator)
+        except OSError as error:
+            record, report = conclude_unwritten(
+                self.store,
+                prepared.paths,
+                prepared.task.id,
+                error,
+                findings=prepared.findings,
+                exit_code=ended.exit_code,
+                clock=self.clock,
+            )
+            return Outcome(record, report, None, prepared.paths)
+
     def _conclude(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
         # Opening the writer claims the log and its lock now: whatever the agent put in their
         # place is moved aside before the report is assembled, so its findings can say so.
@@ -314,14 +346,20 @@ class Runner:
         final_text, usage = translator.final_text, translator.usage
         record = self.store.get(task.id)
         findings = list(prepared.findings)
-        diff = self._diff(record)
+        try:
+            diff, unverified = self._diff(record), None
+        except GitError as error:  # e.g. the agent wrote over its worktree's git index
+            diff, unverified = None, f"the task's changes could not be read: {error.reason}"
+            findings.append(
+                _finding(Severity.HIGH, "Changes unverifiable", f"{error.reason}; {error.remedy}")
+            )
         retrieved = retrieve(
             task,
             paths,
             prepared.tier,
             ended,
             final_text=final_text,
-            changed_paths=[f.path for f in diff.files] if diff else [],
+            changed_paths=[as_unicode(f.path) for f in diff.files] if diff else [],
         )
         report, verified = reconcile(retrieved.report, diff, plan.mode)
         findings.extend(retrieved.findings)
@@ -335,6 +373,9 @@ class Runner:
             )
         if ended.spawn_error:
             findings.append(_finding(Severity.HIGH, "Agent did not start", ended.spawn_error))
+        if ended.output_lost:
+            detail = f"{ended.output_lost}. The agent was left to finish; judge it by its diff."
+            findings.append(_finding(Severity.HIGH, "Output lost", detail))
         if translator.skipped:
             findings.append(
                 _finding(
@@ -352,7 +393,7 @@ class Runner:
         if report.usage is None and usage is not None:
             report = report.model_copy(update={"usage": usage})
         stopped = ended.timed_out or ended.cancelled or ended.spawn_error is not None
-        stopped = stopped or stream_failed
+        stopped = stopped or stream_failed or unverified is not None
         # A report caesar refused is no report: the task cannot succeed on the agent's word.
         if (stopped or retrieved.refused) and report.status is not ReportStatus.FAILED:
             report = report.model_copy(update={"status": ReportStatus.FAILED})
@@ -360,6 +401,8 @@ class Runner:
         write_report(paths.report, report)
 
         status, reason = _status_of(ended, plan.timeout_ms)
+        if unverified and status is TaskStatus.SUCCEEDED:
+            status, reason = TaskStatus.FAILED, unverified
         if retrieved.refused and status is TaskStatus.SUCCEEDED:
             status = TaskStatus.FAILED
             reason = f"the agent's report was refused: {retrieved.refused}"
@@ -371,7 +414,7 @@ class Runner:
         )
         # The record names caesar's own finished event: readers show that one, never a
         # finished line the agent appended to its log.
-        finished_seq = finished.seq if finished else None
+        finished_seq = finished.seq if finished else NO_ENDING
         final, ours = self.store.conclude(
             task.id,
             status,

@@ -7,10 +7,11 @@ where the two disagree, so a lying or forgetful agent is visible rather than bel
 
 from __future__ import annotations
 
-from caesar_core.git import TreeDiff
+from caesar_core.git import TreeDiff, as_unicode
 from caesar_core.protocol.report import Change, ChangeAction, Finding, Report, Severity
 from caesar_core.protocol.task import Mode
 from caesar_core.store.record import VerifiedBy
+from caesar_core.terminal import quote_path
 
 _MAX_LISTED = 20
 
@@ -21,21 +22,25 @@ def reconcile(report: Report, diff: TreeDiff | None, mode: Mode) -> tuple[Report
     declared = {change.path: change for change in report.changes}
     observed: list[Change] = []
     for file in diff.files:
-        said = declared.get(file.path) or (declared.get(file.old_path) if file.old_path else None)
+        said = declared.get(as_unicode(file.path)) or (
+            declared.get(as_unicode(file.old_path)) if file.old_path else None
+        )
         observed.append(
             Change(
-                path=file.path,
+                path=as_unicode(file.path),
                 action=ChangeAction(file.action),
                 summary=said.summary if said is not None else "",
             )
         )
-    seen = {file.path for file in diff.files} | {
-        file.old_path for file in diff.files if file.old_path
+    # Declared paths are text; git's may hold bytes that are not UTF-8: compared as text.
+    seen = {as_unicode(file.path) for file in diff.files} | {
+        as_unicode(file.old_path) for file in diff.files if file.old_path
     }
     undeclared = [
         file.path
         for file in diff.files
-        if file.path not in declared and not (file.old_path and file.old_path in declared)
+        if as_unicode(file.path) not in declared
+        and not (file.old_path and as_unicode(file.old_path) in declared)
     ]
     phantom = [path for path in declared if path not in seen]
     findings = list(report.findings)
@@ -68,6 +73,6 @@ def reconcile(report: Report, diff: TreeDiff | None, mode: Mode) -> tuple[Report
 
 
 def _listing(paths: list[str]) -> str:
-    shown = ", ".join(paths[:_MAX_LISTED])
+    shown = ", ".join(map(quote_path, paths[:_MAX_LISTED]))
     more = len(paths) - _MAX_LISTED
     return shown + (f" and {more} more" if more > 0 else "")

@@ -5,7 +5,7 @@ say ``running`` forever. Every command that shows tasks (``ps``, ``logs``, ``gc`
 the MCP server) first sweeps them: the record names the caesar process that ran it (pid and
 host), and when that process is gone from this host the task is concluded ``failed``. A
 report the agent wrote is kept (its status becomes the ``report_status``); otherwise a report
-says what happened. An agent still running orphaned is stopped with its group.
+says what happened. An agent still running orphaned is stopped with every process it started.
 
 One broken task (a hostile task directory, a record that cannot be written) never stops the
 sweep of the others: it is named in ``Swept.problems`` with the reason.
@@ -18,14 +18,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from caesar_core.errors import CaesarError
-from caesar_core.events.writer import EventWriter
-from caesar_core.protocol.documents import read_report, write_report
-from caesar_core.protocol.event import Error, Finished
-from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
-from caesar_core.protocol.versions import REPORT_V1
+from caesar_core.protocol.event import Finished
+from caesar_core.protocol.report import Finding, Severity
+from caesar_core.runner.closing import close_without_orchestrator, write_ending
+from caesar_core.runner.control import stop_task
 from caesar_core.runner.slots import pid_alive
-from caesar_core.runner.supervise import stop_group
-from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
+from caesar_core.store.record import TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
 
 
@@ -75,8 +73,7 @@ def sweep_one(store: TaskStore, record: TaskRecord) -> tuple[TaskRecord, str]:
 
 
 def conclude_abandoned(store: TaskStore, record: TaskRecord, *, now: datetime) -> None:
-    if record.pid is not None and pid_alive(record.pid):
-        stop_group(record.pid)
+    stop_task(record)
     why = (
         f"the caesar process that ran this task (pid {record.orchestrator_pid}) is gone; "
         "the task was concluded without it"
@@ -98,44 +95,6 @@ def conclude_abandoned(store: TaskStore, record: TaskRecord, *, now: datetime) -
     )
     if ours:
         write_ending(store, record.id, why, Finished(status=report.status, summary=report.summary))
-
-
-def close_without_orchestrator(
-    store: TaskStore,
-    record: TaskRecord,
-    *,
-    summary: str,
-    why: str = "",
-    findings: list[Finding] | None = None,
-) -> tuple[Report, ReportSource]:
-    """The report of a task nobody else will conclude: the agent's own when it wrote a valid
-    one (read through safefs: a link, a FIFO, a deep document is no report), else one caesar
-    writes saying ``summary``."""
-    paths = store.paths(record.id)
-    try:
-        return read_report(paths.report), ReportSource.FILE
-    except (CaesarError, ValueError, OSError):
-        pass
-    report = Report(
-        protocol=REPORT_V1,
-        task_id=record.id,
-        status=ReportStatus.FAILED,
-        summary=summary,
-        details=why,
-        findings=findings or [],
-    )
-    write_report(paths.report, report)
-    return report, ReportSource.SYNTHESIZED
-
-
-def write_ending(store: TaskStore, task_id: str, why: str, finished: Finished) -> None:
-    """caesar's last events for a task it concluded itself (``error``, then ``finished``),
-    and the ``finished`` one's ``seq`` in the record: the only ending readers show."""
-    with EventWriter(store.paths(task_id).events, task_id) as events:
-        events.append(Error(message=why, fatal=True))
-        written = events.append(finished)
-    if written is not None:
-        store.set(task_id, finished_seq=written.seq)
 
 
 def _reason(error: Exception) -> str:

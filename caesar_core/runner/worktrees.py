@@ -8,7 +8,8 @@ reference implementation judged "clean" by ``git status`` and deleted committed 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,8 @@ from pathlib import Path
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.git import (
     ApplyResult,
+    DamagedWorktreeError,
+    GitError,
     Snapshot,
     TreeDiff,
     apply_changes,
@@ -24,7 +27,7 @@ from caesar_core.git import (
     find_repository,
     list_worktrees,
     remove_worktree,
-    unapplied_work,
+    unapplied_changes,
 )
 from caesar_core.runner.sweep import abandoned
 from caesar_core.store.record import TaskRecord
@@ -43,33 +46,61 @@ class NoWorktreeError(CaesarError):
         super().__init__(f"task {record.id} has no worktree to {what} ({why})", remedy)
 
 
+@contextmanager
+def _inspecting(record: TaskRecord) -> Iterator[None]:
+    """A damaged worktree's refusal, with the way to throw that task's worktree away."""
+    try:
+        yield
+    except DamagedWorktreeError as error:
+        raise DamagedWorktreeError(
+            error.reason,
+            f"{error.remedy}; or throw the worktree away: caesar discard {record.id} --force",
+        ) from None
+
+
 def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | None:
     """What the task changed, recomputed now; None when there is no git to ask."""
-    if record.worktree_path and record.base_ref and Path(record.worktree_path).is_dir():
-        return changes_since(
-            Path(record.worktree_path),
-            record.base_ref,
-            exclude=record.excluded_paths,
-            with_patch=with_patch,
-        )
-    if record.start_snapshot:
-        return changes_between(
-            Path(record.workspace),
-            Snapshot(record.start_snapshot),
-            exclude=record.excluded_paths,
-            with_patch=with_patch,
-        )
+    with _inspecting(record):
+        if record.worktree_path and record.base_ref and Path(record.worktree_path).is_dir():
+            return changes_since(
+                Path(record.worktree_path),
+                record.base_ref,
+                exclude=record.excluded_paths,
+                with_patch=with_patch,
+            )
+        if record.start_snapshot:
+            return changes_between(
+                Path(record.workspace),
+                Snapshot(record.start_snapshot),
+                exclude=record.excluded_paths,
+                with_patch=with_patch,
+            )
     return None
 
 
-def apply(store: TaskStore, record: TaskRecord, paths: Sequence[str] | None = None) -> ApplyResult:
-    """Bring a worktree task's changes into the main working tree, three-way, uncommitted."""
+def apply(
+    store: TaskStore,
+    record: TaskRecord,
+    paths: Sequence[str] | None = None,
+    *,
+    allow_outside_links: bool = False,
+) -> ApplyResult:
+    """Bring a worktree task's changes into the main working tree, three-way, uncommitted.
+
+    Symbolic links pointing out of the repository are refused unless ``allow_outside_links``.
+    """
     worktree = _worktree(record, "apply")
     repo = _main_repository(record)
     assert record.base_ref is not None
-    result = apply_changes(
-        repo, worktree, record.base_ref, paths=paths, exclude=record.excluded_paths
-    )
+    with _inspecting(record):
+        result = apply_changes(
+            repo,
+            worktree,
+            record.base_ref,
+            paths=paths,
+            exclude=record.excluded_paths,
+            allow_outside_links=allow_outside_links,
+        )
     if result.applied and result.files:
         store.set(record.id, applied_at=datetime.now(UTC), applied_digest=result.digest)
     return result
@@ -85,7 +116,17 @@ def discard(store: TaskStore, record: TaskRecord, *, force: bool = False) -> Non
             f"cancel it first: caesar cancel {record.id}",
             exit_code=ExitCode.USAGE,
         )
-    if not force and _holds_unapplied_work(repo, worktree, record):
+    try:
+        unapplied = not force and _holds_unapplied_work(repo, worktree, record)
+    except GitError as error:
+        raise CaesarError(
+            f"task {record.id}'s worktree cannot be inspected, so caesar cannot tell whether it "
+            f"holds unapplied work: {error.reason}",
+            f"{error.remedy}, then discard again; or throw it away as it is: "
+            f"caesar discard {record.id} --force",
+            exit_code=ExitCode.FAILURE,
+        ) from None
+    if unapplied:
         raise CaesarError(
             f"task {record.id} holds changes that were never applied",
             f"review them with `caesar diff {record.id}`, apply them with `caesar apply "
@@ -108,8 +149,8 @@ class Collected:
 def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[Collected]:
     """Remove the worktrees of ended tasks, keeping any that hold unapplied work.
 
-    Each task is decided on its own: one whose worktree or record cannot be judged is kept,
-    with the reason, and the others are collected all the same.
+    Each task is decided on its own: one whose record or worktree cannot be read is kept, with
+    the reason, and the others are collected all the same.
     """
     decisions: list[Collected] = []
     listing = store.list()
@@ -117,20 +158,57 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
         decisions.append(
             Collected(str(unreadable), unreadable.stem, "kept", f"unreadable record: {problem}")
         )
+    records = {r.id: r for r in listing.records}
     repo = find_repository(store.root)
     known_paths: set[str] = set()
-    for record in listing.records:
+    for record in records.values():
         if not record.worktree_path or not Path(record.worktree_path).is_dir():
             continue
         known_paths.add(str(Path(record.worktree_path).resolve()))
+        if not record.status.terminal and not abandoned(record):
+            decisions.append(Collected(record.worktree_path, record.id, "kept", "still running"))
+            continue
+        # One task's broken worktree is kept and said so; the others are still collected.
         try:
-            decisions.append(_collect(store, record, dry_run=dry_run, force=force))
-        except Exception as error:  # one broken task never stops the collection of the others
-            why = error.reason if isinstance(error, CaesarError) else f"{type(error).__name__}"
-            detail = "" if isinstance(error, CaesarError) else f": {error}"
+            repo_root = _main_repository(record)
+        except CaesarError as error:
+            decisions.append(Collected(record.worktree_path, record.id, "kept", error.reason))
+            continue
+        try:
+            unapplied = _holds_unapplied_work(repo_root, Path(record.worktree_path), record)
+        except GitError as error:
+            if not force:
+                damaged = isinstance(error, DamagedWorktreeError)
+                cause = "its git index is damaged" if damaged else error.reason
+                why = f"cannot be inspected ({cause}): caesar discard {record.id} --force"
+                decisions.append(Collected(record.worktree_path, record.id, "kept", why))
+                continue
+            unapplied = True
+        if not force and unapplied:
             decisions.append(
-                Collected(record.worktree_path, record.id, "kept", f"broken: {why}{detail}")
+                Collected(
+                    record.worktree_path,
+                    record.id,
+                    "kept",
+                    f"holds unapplied work: caesar apply {record.id} (or gc --force)",
+                )
             )
+            continue
+        reason = "applied" if record.applied_digest else "no changes"
+        if force and unapplied:
+            reason = "forced: unapplied work discarded"
+        if dry_run:
+            decisions.append(Collected(record.worktree_path, record.id, "would remove", reason))
+            continue
+        try:
+            remove_worktree(repo_root, Path(record.worktree_path), record.branch)
+        except GitError as error:
+            decisions.append(
+                Collected(record.worktree_path, record.id, "kept", f"not removed: {error.reason}")
+            )
+            continue
+        store.set(record.id, discarded_at=datetime.now(UTC))
+        decisions.append(Collected(record.worktree_path, record.id, "removed", reason))
     if repo is not None:
         for info in list_worktrees(repo):
             path = str(Path(info.path).resolve())
@@ -143,34 +221,10 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
     return decisions
 
 
-def _collect(store: TaskStore, record: TaskRecord, *, dry_run: bool, force: bool) -> Collected:
-    """What ``gc`` does with one task's worktree."""
-    assert record.worktree_path is not None
-    worktree = Path(record.worktree_path)
-    repo_root = _main_repository(record)
-    if not record.status.terminal and not abandoned(record):
-        return Collected(record.worktree_path, record.id, "kept", "still running")
-    unapplied = _holds_unapplied_work(repo_root, worktree, record)
-    if unapplied and not force:
-        return Collected(
-            record.worktree_path,
-            record.id,
-            "kept",
-            f"holds unapplied work: caesar apply {record.id} (or gc --force)",
-        )
-    reason = "applied" if record.applied_digest else "no changes"
-    if unapplied:
-        reason = "forced: unapplied work discarded"
-    if dry_run:
-        return Collected(record.worktree_path, record.id, "would remove", reason)
-    remove_worktree(repo_root, worktree, record.branch)
-    store.set(record.id, discarded_at=datetime.now(UTC))
-    return Collected(record.worktree_path, record.id, "removed", reason)
-
-
 def _holds_unapplied_work(repo: Path, worktree: Path, record: TaskRecord) -> bool:
+    """Whether the worktree holds work never applied; ``GitError`` when it cannot be told."""
     assert record.base_ref is not None
-    return unapplied_work(
+    return unapplied_changes(
         repo, worktree, record.base_ref, record.applied_digest, exclude=record.excluded_paths
     )
 

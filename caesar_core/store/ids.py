@@ -11,6 +11,8 @@ TASK_ID_PATTERN = re.compile(r"t_[0-9a-f]{32}")
 """``t_`` plus 32 hex digits: a UUID4 without dashes, as the reference implementation settled."""
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_SHOWN = 48
+"""At most this many characters of a refused id are echoed back (it may be 100 KB)."""
 
 
 def new_task_id() -> str:
@@ -25,7 +27,7 @@ def check_task_id(value: str) -> str:
     """
     if not TASK_ID_PATTERN.fullmatch(value):
         raise UsageError(
-            f"invalid task id {value!r}: expected 't_' followed by 32 lowercase hex digits",
+            f"invalid task id {shown_id(value)}: expected 't_' followed by 32 lowercase hex digits",
             "copy the id from `caesar ps`",
         )
     return value
@@ -39,8 +41,17 @@ def check_name(value: str, what: str = "id") -> str:
     """
     if not _SAFE_NAME.fullmatch(value) or ".." in value:
         raise UsageError(
-            f"invalid {what} {value!r}: use letters, digits, '.', '_' and '-' only, "
+            f"invalid {what} {shown_id(value)}: use letters, digits, '.', '_' and '-' only, "
             "not starting with '.', without '..'",
             f"copy the {what} from the task's questions (`caesar ps`, `caesar watch`)",
         )
     return value
+
+
+def shown_id(value: object) -> str:
+    """A refused id as an error quotes it: ``repr`` (controls escaped), clipped with its length."""
+    text = repr(value)
+    if len(text) <= _SHOWN:
+        return text
+    size = len(value) if isinstance(value, str) else len(text)
+    return f"{text[: _SHOWN - 8]}…' ({size:,} characters)"

@@ -229,7 +229,10 @@ class ProjectMonitor:
             self._tasks[record.id] = task
         else:
             task.record = record
-        task.fold.trust_finished(record.finished_seq)
+        if record.legacy_ending:
+            task.fold.trust_any()
+        else:
+            task.fold.trust_finished(record.ending_seq)
 
     def _events(self, task_id: str) -> None:
         task = self._tasks.get(task_id)

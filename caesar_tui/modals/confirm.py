@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from caesar_core.terminal import safe_text
+
 
 class ConfirmModal(ModalScreen[bool]):
     """A question, what the action would touch, and what stands in its way.
@@ -71,16 +73,18 @@ class ConfirmModal(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Content(self.title_text), classes="title")
+            yield Static(Content(safe_text(self.title_text)), classes="title")
             with VerticalScroll():
                 if self.lines:
-                    yield Static(Content("\n").join(Content(line) for line in self.lines))
+                    yield Static(
+                        Content("\n").join(Content(safe_text(line)) for line in self.lines)
+                    )
                 if self.conflicts:
                     yield Static(
                         Content("\n").join(
                             [
                                 Content.styled("conflicts", "bold"),
-                                *(Content(line) for line in self.conflicts),
+                                *(Content(safe_text(line)) for line in self.conflicts),
                             ]
                         ),
                         classes="conflicts",

@@ -1,33 +1,65 @@
-"""The Activity tab: a task's events as rows, each tool call one row from start to end."""
+"""The Activity tab: a task's events as rows, each tool call one row from start to end.
+
+The widget follows one task at a time. :meth:`ActivityView.follow` empties it and reads the
+task's recent history in a thread worker; live events that arrive meanwhile are kept and
+appended once the history is on screen (the two may overlap: each ``seq`` is shown once),
+and a history overtaken by a newer switch is dropped. That race lives here, with the rows.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Final
 
-from rich.text import Text
+from textual import on, work
+from textual.binding import BindingType
+from textual.content import Content
+from textual.message import Message
 from textual.widgets import DataTable
 
 from caesar_core.protocol.event import Event
+from caesar_core.terminal import safe_text
 from caesar_tui.activity_rows import Row, RowBuilder
+from caesar_tui.clock import Clock, took
+from caesar_tui.keys import bind
+from caesar_tui.marks import CALL, MUTED, ROW_STYLE, SPINNER
+from caesar_tui.workers import WorkerFailures
 
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-_KIND_STYLE = {
-    "message": "",
-    "thinking": "dim italic",
-    "progress": "cyan",
-    "file": "green",
-    "question": "bold yellow",
-    "answer": "yellow",
-    "error": "red",
-    "started": "dim",
-    "finished": "bold",
-}
 TEXT_WIDTH = 90
+"""A thought is folded to its first words."""
 DETAIL_WIDTH = 120
-COLUMNS = ("time", "mark", "what", "took", "detail")
 
 
-class ActivityView(DataTable[Text]):
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    width: int
+
+
+COLUMNS: Final = (
+    Column("time", "time", 8),
+    Column("mark", "", 2),
+    Column("what", "what", 12),
+    Column("took", "took", 7),
+    # Fixed, not auto-sized: streaming rows never re-measure the table, and a task renders
+    # the same whatever order its rows arrived in.
+    Column("detail", "detail", DETAIL_WIDTH),
+)
+"""The one definition of the columns: adding a row, updating it and ticking all go by key."""
+
+CLOCK_COLUMNS: Final = ("mark", "took")
+"""What the clock moves on a running call: its spinner and its elapsed time."""
+
+Cells = dict[str, Content]
+"""One row's cells by column key."""
+
+History = Callable[[str], list[Event]]
+"""A task's recent events (blocking: read in a thread worker)."""
+
+
+class ActivityView(WorkerFailures, DataTable[Content]):
     """Rows are keyed by the row builder's keys, so a call's end updates its start row.
 
     DataTable renders only the visible rows, so thousands of rows stay cheap; only the rows
@@ -40,118 +72,148 @@ class ActivityView(DataTable[Text]):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = [
+        bind("copy", "copy_row", "Copy", help="copy the highlighted row's text", show=False),
+    ]
+
+    @dataclass
+    class HistoryLoaded(Message):
+        """A task's recent events, read by the worker of :meth:`ActivityView.follow`."""
+
+        activity: ActivityView
+        task_id: str
+        events: list[Event]
+        request: int
+        """Which :meth:`follow` asked: only the latest one's history is shown."""
+
+        @property
+        def control(self) -> ActivityView:
+            return self.activity
+
+    def __init__(self, history: History, clock: Clock, *, id: str | None = None) -> None:
+        """Args:
+        history: Reads a task's recent events (called in a thread).
+        clock: The app's clock: running calls count their time with it.
+        id: The widget id.
+        """
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_header=True)
+        self._history = history
+        self._clock = clock
         self.task_id: str | None = None
         self._builder = RowBuilder()
-        self._tick = 0
-        self._now: datetime | None = None
         self._last_seq = -1
-        self.loading = False
-        """Between a switch to a task and the arrival of its history."""
+        self._request = 0
+        self._early: list[Event] = []
+        """Live events of the followed task that arrived while its history was being read."""
 
     def on_mount(self) -> None:
-        if not self.columns:  # a switch to a task may have laid them out already
+        if not self.columns:  # a follow() may have laid them out already
             self._add_columns()
 
-    def _reset(self) -> None:
-        """Empty, with columns as new: an auto-sized column must not keep the width of rows
-        that are gone, or the same task would render differently by history."""
+    def _add_columns(self) -> None:
+        for column in COLUMNS:
+            self.add_column(column.label, key=column.key, width=column.width)
+
+    def follow(self, task_id: str) -> None:
+        """Show ``task_id``: empty at once, its recent history as soon as it is read."""
+        self.task_id = task_id
+        self._request += 1
+        self._early = []
+        self._builder = RowBuilder()
+        self._last_seq = -1
+        # Columns as new: an auto-sized column must not keep the width of rows that are gone.
         self.clear(columns=True)
         self._add_columns()
-
-    def _add_columns(self) -> None:
-        self.add_column("time", key="time", width=8)
-        self.add_column("", key="mark", width=2)
-        self.add_column("what", key="what", width=12)
-        self.add_column("took", key="took", width=7)
-        # Fixed, not auto-sized: streaming rows never re-measure the table, and a task
-        # renders the same whatever order its rows arrived in.
-        self.add_column("detail", key="detail", width=DETAIL_WIDTH)
-
-    def start_loading(self, task_id: str) -> None:
-        """Switch to another task; its rows come with :meth:`show` once its history is read."""
-        self.task_id = task_id
         self.loading = True
-        self._builder = RowBuilder()
-        self._last_seq = -1
-        self._reset()
+        self._read_history(task_id, self._request)
 
-    def show(self, task_id: str, events: list[Event], now: datetime) -> None:
-        """The task's rows, from its recent events."""
-        self.task_id = task_id
+    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
+    def _read_history(self, task_id: str, request: int) -> None:
+        """The task's last events, read from the end of its log: cost set by the count."""
+        self.post_message(self.HistoryLoaded(self, task_id, self._history(task_id), request))
+
+    @on(HistoryLoaded)
+    def _history_loaded(self, message: HistoryLoaded) -> None:
+        message.stop()
+        if message.request != self._request:
+            return  # overtaken by a newer switch: its events may be older than _early
         self.loading = False
-        self._builder = RowBuilder()
-        self._last_seq = -1
-        self._reset()
-        self._now = now
-        self.extend(events, now)
+        self._append(message.events)
+        self._append(self._early)  # only what the history did not include
+        self._early = []
 
-    def extend(self, events: list[Event], now: datetime) -> None:
-        """Append or update the rows ``events`` touch; follows the end if it was at the end."""
-        self._now = now
+    def extend(self, task_id: str, events: list[Event]) -> None:
+        """Live events of ``task_id``, appended if it is the task shown."""
+        if task_id != self.task_id:
+            return
+        if self.loading:
+            self._early.extend(events)
+        else:
+            self._append(events)
+
+    def _append(self, events: list[Event]) -> None:
+        """Add or update the rows ``events`` touch; follows the end if it was at the end."""
         # The history read from disk and the live updates may overlap: each seq once.
-        events = [e for e in events if e.seq > self._last_seq]
+        events = [event for event in events if event.seq > self._last_seq]
         if not events:
             return
-        self._last_seq = max(e.seq for e in events)
+        self._last_seq = max(event.seq for event in events)
         at_end = self.cursor_row >= self.row_count - 1
         for row in self._builder.feed(events):
             cells = self._cells(row)
             if row.key in self.rows:
-                for column, cell in zip(
-                    ("time", "mark", "what", "detail", "took"), cells, strict=True
-                ):
-                    self.update_cell(row.key, column, cell)
+                for column in COLUMNS:
+                    self.update_cell(row.key, column.key, cells[column.key])
             else:
-                self.add_row(*cells, key=row.key)
+                self.add_row(*(cells[column.key] for column in COLUMNS), key=row.key)
         if at_end and self.row_count:
             self.move_cursor(row=self.row_count - 1, animate=False)
 
-    def tick(self, now: datetime) -> None:
+    def tick(self) -> None:
         """Advance the spinners and elapsed times of running calls."""
-        self._tick += 1
-        self._now = now
         for row in self._builder.rows.values():
             if row.kind == "tool" and row.status == "started" and row.key in self.rows:
-                _, mark, _, took, _ = self._cells(row)
-                self.update_cell(row.key, "mark", mark)
-                self.update_cell(row.key, "took", took)
+                cells = self._cells(row)
+                for key in CLOCK_COLUMNS:
+                    self.update_cell(row.key, key, cells[key])
 
-    def _cells(self, row: Row) -> tuple[Text, Text, Text, Text, Text]:
-        when = Text(row.at.astimezone().strftime("%H:%M:%S"), style="dim")
-        text = " ".join(row.text.split())
+    def action_copy_row(self) -> None:
+        """The highlighted row's text to the clipboard (OSC 52), as it reads on screen."""
+        if not self.row_count:
+            return
+        text = "  ".join(cell.plain for cell in self.get_row_at(self.cursor_row) if cell.plain)
+        self.app.copy_to_clipboard(text)
+        self.notify(text, title="copied", markup=False)
+
+    def _cells(self, row: Row) -> Cells:
+        when = Content.styled(row.at.astimezone().strftime("%H:%M:%S"), MUTED)
+        # What an agent wrote: its controls shown escaped, never sent to the terminal.
+        text = safe_text(" ".join(row.text.split()))
         if row.kind == "thinking":
             text = text[:TEXT_WIDTH]  # folded: the first words of the thought
         elif len(text) > DETAIL_WIDTH:
             text = text[: DETAIL_WIDTH - 1] + "…"
-        if row.kind == "tool":
-            if row.status == "started":
-                frame = int(self._now.timestamp()) if self._now else self._tick
-                mark = Text(SPINNER[frame % len(SPINNER)], style="cyan")
-                took = _duration(row.at, self._now) if self._now else ""
-                took_text = Text(took, style="cyan")
-            else:
-                failed = row.status == "failed"
-                mark = Text("✗" if failed else "✓", style="red" if failed else "green")
-                took_text = Text(
-                    _duration(row.at, row.ended_at) if row.ended_at else "", style="dim"
-                )
-            return when, mark, Text(row.title, style="bold"), took_text, Text(text)
-        style = _KIND_STYLE.get(row.kind, "")
-        return (
-            when,
-            Text("·", style=style),
-            Text(row.title, style=style),
-            Text(""),
-            Text(text, style=style),
-        )
-
-
-def _duration(start: datetime, end: datetime | None) -> str:
-    if end is None:
-        return ""
-    seconds = max(0.0, (end - start).total_seconds())
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+        if row.kind != "tool":
+            style = ROW_STYLE.get(row.kind, "")
+            return {
+                "time": when,
+                "mark": Content.styled("·", style),
+                "what": Content.styled(safe_text(row.title), style),
+                "took": Content(""),
+                "detail": Content.styled(text, style),
+            }
+        mark = CALL.get(row.status, CALL["succeeded"])
+        if row.status == "started":
+            now = self._clock()
+            glyph = SPINNER[int(now.timestamp()) % len(SPINNER)]
+            elapsed = Content.styled(took(row.at, now), mark.style)
+        else:
+            glyph = mark.glyph
+            elapsed = Content.styled(took(row.at, row.ended_at) if row.ended_at else "", MUTED)
+        return {
+            "time": when,
+            "mark": Content.styled(glyph, mark.style),
+            "what": Content.styled(safe_text(row.title), "bold"),
+            "took": elapsed,
+            "detail": Content(text),
+        }

@@ -8,19 +8,22 @@ from the app's clock, never from the wall clock of its own.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Button, Static
 
 from caesar_core.protocol.approvals import Approval, ApprovalAnswer, ApprovalDecision
-from caesar_tui.messages import ApprovalRequested
-from caesar_tui.widgets.glyphs import countdown, remaining
+from caesar_core.terminal import safe_text
+from caesar_tui.clock import countdown, remaining
+from caesar_tui.keys import bind
 
 
 class ApprovalCard(Vertical, can_focus=True):
@@ -48,9 +51,22 @@ class ApprovalCard(Vertical, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "decide('allow')", "Allow"),
-        Binding("n", "decide('deny')", "Deny"),
+        bind("allow", "decide('allow')", "Allow", help="allow the held tool call"),
+        bind("deny", "decide('deny')", "Deny", help="deny the held tool call"),
     ]
+
+    @dataclass
+    class Decided(Message):
+        """A person allowed or denied the held tool call; the screen writes the decision."""
+
+        card: ApprovalCard
+        task_id: str
+        approval_id: str
+        decision: ApprovalDecision
+
+        @property
+        def control(self) -> ApprovalCard:
+            return self.card
 
     def __init__(self, task_id: str, approval: Approval, now: datetime) -> None:
         """Args:
@@ -71,16 +87,16 @@ class ApprovalCard(Vertical, can_focus=True):
         yield Static(
             Content.assemble(
                 ("approve ", "bold"),
-                (approval.tool, "bold $text-warning"),
+                (safe_text(approval.tool), "bold $text-warning"),
                 ("?", "bold"),
                 "  ",
                 (approval.id, "$text-muted"),
             )
         )
         if approval.summary:
-            yield Static(Content(approval.summary), classes="summary")
+            yield Static(Content(safe_text(approval.summary)), classes="summary")
         if approval.reason:
-            yield Static(Content(approval.reason), classes="reason")
+            yield Static(Content(safe_text(approval.reason)), classes="reason")
         yield self._clock
         with Horizontal(classes="buttons"):
             yield Button("y allow", name="allow", variant="success", compact=True)
@@ -112,7 +128,7 @@ class ApprovalCard(Vertical, can_focus=True):
             return
         self.sent = True
         self.add_class("-sent")
-        self.post_message(ApprovalRequested(self.task_id, self.approval.id, decision))
+        self.post_message(self.Decided(self, self.task_id, self.approval.id, decision))
 
 
 class ApprovalList(Vertical):
@@ -188,12 +204,12 @@ def decided_lines(pairs: tuple[tuple[Approval, ApprovalAnswer], ...]) -> list[Co
             verdict, style = "✓ allowed ", "$text-success"
         else:
             verdict, style = "✗ denied ", "$text-error"
-        by = f"  by {answer.answered_by}" if answer.answered_by else ""
+        by = f"  by {safe_text(answer.answered_by)}" if answer.answered_by else ""
         lines.append(
             Content.assemble(
                 (verdict, style),
-                (approval.tool, "bold"),
-                f" {approval.summary}".rstrip(),
+                (safe_text(approval.tool), "bold"),
+                f" {safe_text(approval.summary)}".rstrip(),
                 by,
             )
         )

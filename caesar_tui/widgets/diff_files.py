@@ -13,24 +13,20 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from caesar_core.git.diff import FileChange
-from caesar_core.protocol.report import ChangeAction
+from caesar_core.terminal import quote_path
+from caesar_tui.keys import bind
+from caesar_tui.marks import CHANGE, Mark
 
 __all__ = ["DiffFileList", "file_label"]
 
-_ACTIONS: dict[ChangeAction, tuple[str, str]] = {
-    ChangeAction.CREATED: ("A", "$text-success"),
-    ChangeAction.MODIFIED: ("M", "$text-warning"),
-    ChangeAction.DELETED: ("D", "$text-error"),
-    ChangeAction.RENAMED: ("R", "$text-primary"),
-}
-"""The letter ``git status --short`` uses for each action, and its colour."""
+_UNKNOWN = Mark("?", "")
 
 
 def file_label(change: FileChange) -> str:
     """How a file is named on screen: ``old -> new`` for a rename."""
     if change.old_path and change.old_path != change.path:
-        return f"{change.old_path} -> {change.path}"
-    return change.path
+        return f"{quote_path(change.old_path)} -> {quote_path(change.path)}"
+    return quote_path(change.path)
 
 
 def _counts(change: FileChange) -> tuple[str, str]:
@@ -42,12 +38,12 @@ def _counts(change: FileChange) -> tuple[str, str]:
 def _prompt(change: FileChange, selected: bool, widths: tuple[int, int]) -> Content:
     """One row: ``[x] M  +12  -3  path``; the counts come first, padded to the widest of
     the diff, so that paths line up and a long path wraps without hiding its counts."""
-    letter, colour = _ACTIONS.get(change.action, ("?", ""))
+    mark = CHANGE.get(change.action, _UNKNOWN)
     plus, minus = _counts(change)
     plus_style = "$text-muted" if change.binary else "$text-success"
     prompt = Content.assemble(
         ("[x] " if selected else "[ ] ", "bold" if selected else "$text-muted"),
-        (letter, f"bold {colour}"),
+        (mark.glyph, f"bold {mark.style}"),
         " ",
         (plus.rjust(widths[0]), plus_style),
         " ",
@@ -75,21 +71,12 @@ class DiffFileList(OptionList):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
-        Binding("space", "toggle_file", "Toggle file"),
-        Binding("a", "toggle_all", "All/none"),
-        Binding("enter", "open", "Read diff", show=False),
-        Binding("tab", "open", "Read diff", show=False),
+        bind("down", "cursor_down", "Down", show=False),
+        bind("up", "cursor_up", "Up", show=False),
+        bind("toggle_file", "toggle_file", "Toggle file", help="select or deselect the file"),
+        bind("toggle_all", "toggle_all", "All/none", help="select every file, or none"),
+        Binding("enter,tab", "open", "Read diff", show=False, tooltip="read the file's diff"),
     ]
-    """
-    | Key(s) | Description |
-    | :- | :- |
-    | up, down, j, k | Move the highlight (the diff follows it). |
-    | space | Select or deselect the highlighted file. |
-    | a | Select every file, or none if all are selected. |
-    | enter, tab | Move focus to the diff text. |
-    """
 
     @dataclass
     class Opened(Message):

@@ -27,7 +27,10 @@ from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
+
+from caesar_core.terminal import safe_text
 
 __all__ = ["BLOCK_LINES", "DiffText", "PatchIndex", "index_patch"]
 
@@ -40,8 +43,6 @@ TAB_SIZE = 4
 
 _NEWLINE = re.compile("\n")
 _FILE_HEADER = "diff --git "
-_CONTROL = dict.fromkeys((*range(0x09), *range(0x0A, 0x20), 0x7F), 0xFFFD)
-"""Control characters would corrupt the terminal: they are shown as U+FFFD."""
 
 _DARK_THEME = "github-dark"
 _LIGHT_THEME = "default"
@@ -217,10 +218,11 @@ def highlight_lines(lexer: Any, theme_name: str, lines: list[str]) -> list[Token
 
 
 def clean(text: str) -> str:
-    """A line made safe for the terminal: CR dropped, tabs expanded, controls replaced."""
+    """A line made safe for the terminal: CR dropped, tabs expanded, controls (and bidi
+    overrides: code must read as it runs) shown escaped, as everywhere in caesar."""
     if text.endswith("\r"):
         text = text[:-1]
-    return text.expandtabs(TAB_SIZE).translate(_CONTROL)
+    return safe_text(text.expandtabs(TAB_SIZE))
 
 
 # --------------------------------------------------------------------------------------
@@ -233,10 +235,9 @@ class DiffText(ScrollView, can_focus=True):
     """The unified diff of one file, syntax highlighted, rendered lazily with the Line API.
 
     Call ``show_patch`` with the whole patch string and the file's range in it, or
-    ``show_message`` for a file that has no text to show (binary, no patch).
+    ``show_message`` for a file that has no text to show (binary, no patch). Its text can be
+    selected with the mouse and copied (ctrl+c), as it reads on screen.
     """
-
-    ALLOW_SELECT = False
 
     DEFAULT_CSS = """
     DiffText {
@@ -447,7 +448,32 @@ class DiffText(ScrollView, can_focus=True):
         if index >= self.line_count:
             return Strip.blank(width, self.rich_style)
         strip, pad = self._line_strip(index)
-        return strip.crop_extend(scroll_x, scroll_x + width, pad)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(index)) is not None:
+            length = strip.cell_length
+            start = min(span[0], length)
+            end = length if span[1] == -1 else min(max(span[1], start), length)
+            if start < end:
+                chosen = strip.crop(start, end).apply_style(
+                    self.screen.get_component_rich_style("screen--selection")
+                )
+                strip = Strip.join([strip.crop(0, start), chosen, strip.crop(end, length)])
+        return strip.crop_extend(scroll_x, scroll_x + width, pad).apply_offsets(scroll_x, index)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text as shown (tabs expanded, controls replaced), for the clipboard."""
+        if self._message is not None:
+            return None
+        text = "\n".join(self._shown(index) for index in range(self.line_count))
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def _shown(self, index: int) -> str:
+        """Line ``index`` as it reads on screen: what the segments of ``_line_strip`` hold."""
+        line = self.line_text(index)
+        return line[:1] + clean(line[1:]) if self._is_code(index) else clean(line)
 
     def _line_strip(self, index: int) -> tuple[Strip, Style]:
         cached = self._strips.get(index)

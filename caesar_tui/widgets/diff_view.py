@@ -1,26 +1,36 @@
 """The Diff tab: one task's changed files, which of them to apply, and each file's diff.
 
-The diff arrives already computed (``DiffReady`` from a git worker); showing it only indexes
-the patch (``index_patch``: offsets, no copies), so ``show`` is cheap on the event loop even
-for a huge patch, and the text itself is rendered lazily by ``DiffText``.
+:meth:`DiffView.load` computes a task's diff in a thread worker (git is slow on a big tree)
+and shows it when it arrives (``DiffReady``); showing it only indexes the patch
+(``index_patch``: offsets, no copies), so ``show`` is cheap on the event loop even for a huge
+patch, and the text itself is rendered lazily by ``DiffText``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Self
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import Resize
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
+from caesar_core.errors import CaesarError
 from caesar_core.git.diff import FileChange, TreeDiff
+from caesar_core.store.record import TaskRecord
 from caesar_tui.widgets.diff_files import DiffFileList, file_label
 from caesar_tui.widgets.diff_text import DiffText, PatchIndex, index_patch
+from caesar_tui.workers import WorkerFailures
 
-__all__ = ["DiffView"]
+__all__ = ["DiffProvider", "DiffView"]
+
+DiffProvider = Callable[[TaskRecord], TreeDiff | None]
+"""A task's diff with its patch, None without git (blocking: called in a thread worker)."""
 
 NO_GIT = "no git: this task's changes could not be computed"
 NO_CHANGES = "no changes"
@@ -31,12 +41,12 @@ STACK_BELOW = 80
 """Below this width the file list goes above the text instead of beside it."""
 
 
-class DiffView(Widget):
+class DiffView(WorkerFailures, Widget):
     """One task's diff: a file list with checkboxes beside the selected file's diff text.
 
-    The app calls ``show(task_id, diff)`` whenever a diff arrives and reads
+    The screen calls ``load(record)`` when the task or its files change and reads
     ``selected_paths`` when the person asks to apply; the keys that act on the task
-    (apply, discard) belong to the app, not to this widget.
+    (apply, discard) belong to the screen, not to this widget.
     """
 
     DEFAULT_CSS = """
@@ -67,15 +77,35 @@ class DiffView(Widget):
     }
     """
 
+    @dataclass
+    class DiffReady(Message):
+        """A task's diff, computed by the worker of :meth:`DiffView.load`."""
+
+        diff_view: DiffView
+        task_id: str
+        diff: TreeDiff | None
+        error: str | None = None
+
+        @property
+        def control(self) -> DiffView:
+            return self.diff_view
+
     def __init__(
         self,
+        provider: DiffProvider | None = None,
         *,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
         disabled: bool = False,
     ) -> None:
+        """Args:
+        provider: Computes a task's diff (called in a thread); None: only ``show`` fills it.
+        """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._provider = provider
+        self._wanted: str | None = None
+        """The task whose diff was asked for last."""
         self._task_id: str | None = None
         self._diff: TreeDiff | None = None
         self._index = PatchIndex()
@@ -147,6 +177,28 @@ class DiffView(Widget):
         if self.is_mounted and self.query_one("#diff-panes").display:
             self.file_list.focus(scroll_visible)
         return self
+
+    def load(self, record: TaskRecord) -> None:
+        """Compute ``record``'s diff off the UI thread and show it (a newer load wins)."""
+        self._wanted = record.id
+        if self._provider is not None:
+            self._compute(record, self._provider)
+
+    @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
+    def _compute(self, record: TaskRecord, provider: DiffProvider) -> None:
+        try:
+            self.post_message(self.DiffReady(self, record.id, provider(record)))
+        except (CaesarError, OSError) as error:
+            self.post_message(self.DiffReady(self, record.id, None, str(error)))
+
+    @on(DiffReady)
+    def _diff_ready(self, message: DiffReady) -> None:
+        message.stop()
+        if message.task_id != self._wanted:
+            return
+        if message.error:
+            self.notify(message.error, title="Diff", severity="error", markup=False)
+        self.show(message.task_id, message.diff)
 
     def show(self, task_id: str, diff: TreeDiff | None) -> None:
         """Show ``diff`` as ``task_id``'s changes.

@@ -3,6 +3,7 @@ from the keyboard."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
@@ -15,9 +16,9 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
+from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.clock import Clock, system_clock
-from caesar_tui.messages import AnswerRequested
 from caesar_tui.widgets.approvals import ApprovalList, decided_lines
 
 PICK_KEYS = "123456789"
@@ -72,9 +73,29 @@ class QuestionForm(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the keys must reach the form before the focused input or button does.
-        Binding(key, f"pick({n})", f"option {n}", show=False, priority=True)
+        Binding(
+            key,
+            f"pick({n})",
+            f"option {n}",
+            show=False,
+            priority=True,
+            tooltip="pick that option and send it (while the answer box is empty)",
+        )
         for n, key in enumerate(PICK_KEYS, start=1)
     ]
+
+    @dataclass
+    class Answered(Message):
+        """A person answered the form's question; the screen writes the answer."""
+
+        form: QuestionForm
+        task_id: str
+        question_id: str
+        answer: str
+
+        @property
+        def control(self) -> QuestionForm:
+            return self.form
 
     def __init__(self, task_id: str, question: MailboxQuestion) -> None:
         """Args:
@@ -98,13 +119,16 @@ class QuestionForm(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(
             Content.assemble(
-                (self.question.question, "bold"), "  ", (self.question.id, "$text-muted")
+                (safe_text(self.question.question), "bold"),
+                "  ",
+                (self.question.id, "$text-muted"),
             ),
         )
         if self.question.options:
             with Vertical(classes="options"):
                 for n, option in enumerate(self.question.options, start=1):
-                    label = f"{n} {option}" if n <= len(PICK_KEYS) else option
+                    shown = safe_text(option)
+                    label = f"{n} {shown}" if n <= len(PICK_KEYS) else shown
                     yield Button(Content(label), name=str(n), classes="option", compact=True)
         with Horizontal(classes="free"):
             yield self.answer_input
@@ -161,7 +185,7 @@ class QuestionForm(Vertical):
             return
         self.sent = True
         self.add_class("-sent")
-        self.post_message(AnswerRequested(self.task_id, self.question.id, answer.strip()))
+        self.post_message(self.Answered(self, self.task_id, self.question.id, answer.strip()))
 
 
 class QuestionsPane(VerticalScroll):
@@ -171,8 +195,8 @@ class QuestionsPane(VerticalScroll):
     ``show`` is called on every refresh of the task, so it updates in place: a form is keyed
     by its question id and kept while the question stays pending, which keeps whatever the
     person is typing into it; a question answered elsewhere (the CLI, another watcher) loses
-    its form at once. Answering only posts :class:`AnswerRequested`: the app writes the
-    answer through caesar_core, like ``caesar answer``. Approvals work the same way (see
+    its form at once. Answering only posts :class:`QuestionForm.Answered`: the screen writes
+    the answer through caesar_core, like ``caesar answer``. Approvals work the same way (see
     :mod:`caesar_tui.widgets.approvals`) and come first: they hold a tool call, and time out.
     """
 
@@ -186,14 +210,21 @@ class QuestionsPane(VerticalScroll):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "leave", "leave answer"),
+        Binding("escape", "leave", "leave answer", tooltip="leave the questions"),
     ]
 
+    @dataclass
     class Dismissed(Message):
         """The focus left the questions: escape, or the form it was in went away.
 
-        The app puts the focus back where it wants it (the task list, usually).
+        The screen puts the focus back where it wants it (the task list, usually).
         """
+
+        pane: QuestionsPane
+
+        @property
+        def control(self) -> QuestionsPane:
+            return self.pane
 
     def __init__(
         self, *, id: str | None = None, classes: str | None = None, clock: Clock = system_clock
@@ -304,7 +335,7 @@ class QuestionsPane(VerticalScroll):
 
     def action_leave(self) -> None:
         self.screen.set_focus(None)
-        self.post_message(self.Dismissed())
+        self.post_message(self.Dismissed(self))
 
     def _drop(self, question_ids: list[str]) -> bool:
         """Remove these questions' forms; True if the focus was in one of them."""
@@ -320,16 +351,16 @@ class QuestionsPane(VerticalScroll):
 
 def _unread(questions: tuple[MailboxQuestion, ...]) -> Content:
     lines = [Content("the task ended without reading these:")]
-    lines += [Content.assemble("• ", question.question) for question in questions]
+    lines += [Content.assemble("• ", safe_text(question.question)) for question in questions]
     return Content("\n").join(lines)
 
 
 def _answered(pairs: tuple[tuple[MailboxQuestion, MailboxAnswer], ...]) -> Content:
     lines = [Content.styled("answered", "bold")]
     for question, answer in pairs:
-        by = f"  by {answer.answered_by}" if answer.answered_by else ""
-        lines.append(Content.assemble("✓ ", question.question))
-        lines.append(Content.assemble("  → ", (answer.answer, "$text"), by))
+        by = f"  by {safe_text(answer.answered_by)}" if answer.answered_by else ""
+        lines.append(Content.assemble("✓ ", safe_text(question.question)))
+        lines.append(Content.assemble("  → ", (safe_text(answer.answer), "$text"), by))
     return Content("\n").join(lines)
 
 

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
-from caesar_core.protocol.report import ChangeAction, Report, ReportStatus, Severity, Usage
-from caesar_core.store.record import ReportSource, TaskStatus, VerifiedBy
+from caesar_core.protocol.report import Report, Severity, Usage
+from caesar_core.store.record import ReportSource, VerifiedBy
+from caesar_core.terminal import quote_path, safe_text
 from caesar_core.watch import TaskView
+from caesar_tui.marks import CHANGE, REPORT_STYLE, SEVERITY_STYLE, STATUS
+from caesar_tui.workers import WorkerFailures
+
+ReadReport = Callable[[str], Report | None]
+"""A task's report by id, None until it has one (blocking: read in a thread worker)."""
 
 SEVERITY_ORDER = (
     Severity.CRITICAL,
@@ -21,37 +30,6 @@ SEVERITY_ORDER = (
     Severity.INFO,
 )
 """Most severe first: what needs attention comes before what is merely noted."""
-
-SEVERITY_STYLE = {
-    Severity.CRITICAL: "bold reverse $text-error",
-    Severity.HIGH: "bold $text-error",
-    Severity.MEDIUM: "$text-warning",
-    Severity.LOW: "$text-primary",
-    Severity.INFO: "$text-muted",
-}
-
-TASK_STYLE = {
-    TaskStatus.PENDING: "$text-muted",
-    TaskStatus.RUNNING: "$text-accent",
-    TaskStatus.SUCCEEDED: "$text-success",
-    TaskStatus.FAILED: "$text-error",
-    TaskStatus.CANCELLED: "$text-warning",
-    TaskStatus.TIMED_OUT: "$text-error",
-}
-
-REPORT_STYLE = {
-    ReportStatus.SUCCESS: "$text-success",
-    ReportStatus.PARTIAL: "$text-warning",
-    ReportStatus.FAILED: "$text-error",
-    ReportStatus.BLOCKED: "$text-warning",
-}
-
-CHANGE_MARK = {
-    ChangeAction.CREATED: ("+", "$text-success"),
-    ChangeAction.MODIFIED: ("~", "$text-warning"),
-    ChangeAction.DELETED: ("-", "$text-error"),
-    ChangeAction.RENAMED: (">", "$text-accent"),
-}
 
 SOURCE_NOTE = {
     ReportSource.CHANNEL: "submitted through caesar's channel",
@@ -63,12 +41,13 @@ SOURCE_NOTE = {
 """Why the source matters: the lower the tier, the less the report is the agent's own word."""
 
 
-class ReportView(VerticalScroll):
+class ReportView(WorkerFailures, VerticalScroll):
     """The report of one task, rebuilt whole on each ``show``.
 
     A report is written once, at the end of a task, so one ``Static`` re-rendered from
     scratch costs nothing worth caching. Being the scroll container itself keeps long
     details and finding lists reachable from the keyboard once the view has the focus.
+    Its text can be selected with the mouse and copied (ctrl+c).
     """
 
     DEFAULT_CSS = """
@@ -78,12 +57,54 @@ class ReportView(VerticalScroll):
     }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    @dataclass
+    class Loaded(Message):
+        """A task's report, read by the worker of :meth:`ReportView.load`."""
+
+        report_view: ReportView
+        view: TaskView
+        report: Report | None
+
+        @property
+        def control(self) -> ReportView:
+            return self.report_view
+
+    def __init__(
+        self,
+        read: ReadReport | None = None,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """Args:
+        read: Reads a task's report (called in a thread); None: only :meth:`show` fills it.
+        id: The widget id.
+        classes: CSS classes.
+        """
         super().__init__(id=id, classes=classes)
+        self._read = read
+        self.task_id: str | None = None
+        """The task whose report was asked for last."""
         self._body = Static(Content.styled("no report yet", "$text-muted"), id="report")
 
     def compose(self) -> ComposeResult:
         yield self._body
+
+    def load(self, view: TaskView) -> None:
+        """Read ``view``'s report off the UI thread and show it."""
+        self.task_id = view.id
+        if self._read is not None:
+            self._read_report(view, self._read)
+
+    @work(thread=True, exclusive=True, group="report", exit_on_error=False)
+    def _read_report(self, view: TaskView, read: ReadReport) -> None:
+        self.post_message(self.Loaded(self, view, read(view.id)))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        message.stop()
+        if message.view.id == self.task_id:
+            self.show(message.view, message.report)
 
     def show(self, view: TaskView, report: Report | None) -> None:
         """Lay out ``report`` (None: the task has not produced one yet)."""
@@ -99,7 +120,7 @@ def render_report(view: TaskView, report: Report | None) -> Content:
     record = view.record
     status = Content.assemble(
         ("task ", "$text-muted"),
-        (record.status.value, f"bold {TASK_STYLE[record.status]}"),
+        (record.status.value, f"bold {STATUS[record.status].style}"),
     )
     if report is None:
         return _lines([status, Content.styled("no report yet", "$text-muted")])
@@ -108,9 +129,9 @@ def render_report(view: TaskView, report: Report | None) -> Content:
         ("  report ", "$text-muted"),
         (report.status.value, f"bold {REPORT_STYLE[report.status]}"),
     )
-    blocks: list[Content] = [status, Content.styled(report.summary, "bold")]
+    blocks: list[Content] = [status, Content.styled(safe_text(report.summary), "bold")]
     if report.details:
-        blocks.append(Content(report.details))
+        blocks.append(Content(safe_text(report.details, lines=True)))
     if report.changes:
         blocks.append(_changes(report, record.changes_verified_by))
     if report.findings:
@@ -120,23 +141,32 @@ def render_report(view: TaskView, report: Report | None) -> Content:
         for run in report.commands_run:
             code = "" if run.exit_code is None else f"exit {run.exit_code}"
             style = "$text-success" if run.exit_code == 0 else "$text-error"
-            lines.append(Content.assemble("  $ ", run.command, "  ", (code, style)))
+            lines.append(Content.assemble("  $ ", safe_text(run.command), "  ", (code, style)))
         blocks.append(_lines(lines))
     if report.questions:
         lines = [_heading("open questions")]
         for question in report.questions:
             options = f"  ({' / '.join(question.options)})" if question.options else ""
-            lines.append(Content.assemble("  ? ", question.question, (options, "$text-muted")))
+            lines.append(
+                Content.assemble(
+                    "  ? ", safe_text(question.question), (safe_text(options), "$text-muted")
+                )
+            )
         blocks.append(_lines(lines))
     if report.next_steps:
         lines = [_heading("next steps")]
-        lines += [Content.assemble("  • ", step) for step in report.next_steps]
+        lines += [Content.assemble("  • ", safe_text(step)) for step in report.next_steps]
         blocks.append(_lines(lines))
     if report.artifacts:
         lines = [_heading("artifacts")]
         for artifact in report.artifacts:
             lines.append(
-                Content.assemble("  ", artifact.path, "  ", (artifact.description, "$text-muted"))
+                Content.assemble(
+                    "  ",
+                    quote_path(artifact.path),
+                    "  ",
+                    (safe_text(artifact.description), "$text-muted"),
+                )
             )
         blocks.append(_lines(lines))
     if report.usage is not None and (usage := _usage(report.usage)):
@@ -166,10 +196,16 @@ def _changes(report: Report, verified_by: VerifiedBy | None) -> Content:
     }[verified_by]
     lines = [_heading(f"changes ({len(report.changes)})", note)]
     for change in report.changes:
-        mark, style = CHANGE_MARK[change.action]
-        summary = f"  {change.summary}" if change.summary else ""
+        mark = CHANGE[change.action]
+        summary = f"  {safe_text(change.summary)}" if change.summary else ""
         lines.append(
-            Content.assemble("  ", (mark, style), " ", change.path, (summary, "$text-muted"))
+            Content.assemble(
+                "  ",
+                (mark.glyph, mark.style),
+                " ",
+                quote_path(change.path),
+                (summary, "$text-muted"),
+            )
         )
     return _lines(lines)
 
@@ -183,16 +219,19 @@ def _findings(report: Report) -> Content:
         style = SEVERITY_STYLE[severity]
         lines.append(Content.assemble((f" {severity.value} ", style), f" {len(found)}"))
         for finding in found:
-            where = finding.file or ""
+            where = quote_path(finding.file) if finding.file else ""
             if where and finding.line is not None:
                 where = f"{where}:{finding.line}"
             lines.append(
                 Content.assemble(
-                    "  • ", finding.title, (f"  {where}" if where else "", "$text-muted")
+                    "  • ",
+                    safe_text(finding.title),
+                    (f"  {where}" if where else "", "$text-muted"),
                 )
             )
             if finding.detail:
-                lines.append(Content.assemble("    ", (finding.detail, "$text-muted")))
+                detail = safe_text(finding.detail, lines=True)
+                lines.append(Content.assemble("    ", (detail, "$text-muted")))
     return _lines([_heading("findings"), *lines])
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.text import Text
+from textual.content import Content
 from textual.widgets import Static
 
 from caesar_core.store.record import TaskStatus
 from caesar_core.watch import TaskView
+from caesar_tui.marks import MUTED, NEEDS_INPUT, STATUS
 
 
 class StatusBar(Static):
@@ -33,13 +34,20 @@ class StatusBar(Static):
                 finished += 1
             elif status.terminal:
                 failed += 1
-        line = Text.assemble(
-            ("caesar ", "bold"),
-            (f"▶ {running} running  ", "cyan"),
-            (f"? {needs} needs input  ", "bold yellow" if needs else "dim"),
-            (f"✓ {finished} finished  ", "green"),
-            (f"✗ {failed} failed", "red" if failed else "dim"),
-            (f"   filter: {filter_text}" if filter_text else "", "italic"),
-            (f"   {project}", "dim"),
+        waiting = NEEDS_INPUT.style if needs else MUTED
+        run, done, fail = (
+            STATUS[TaskStatus.RUNNING],
+            STATUS[TaskStatus.SUCCEEDED],
+            STATUS[TaskStatus.FAILED],
         )
-        self.update(line)
+        self.update(
+            Content.assemble(
+                ("caesar ", "bold"),
+                (f"{run.glyph} {running} running  ", run.style),
+                (f"{NEEDS_INPUT.glyph} {needs} needs input  ", waiting),
+                (f"{done.glyph} {finished} finished  ", done.style),
+                (f"{fail.glyph} {failed} failed", fail.style if failed else MUTED),
+                (f"   filter: {filter_text}" if filter_text else "", "italic"),
+                (f"   {project}", MUTED),
+            )
+        )

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import ClassVar
 
 from rich.text import Text
+from textual.binding import BindingType
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from caesar_core.events.fold import STALL_AFTER
-from caesar_core.store import build_tree
+from caesar_core.store import TaskNode, build_tree
+from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
-from caesar_tui.widgets.glyphs import NEEDS_INPUT, STALLED, STATUS_GLYPH, STATUS_STYLE, age
+from caesar_tui.clock import age
+from caesar_tui.keys import bind
+from caesar_tui.marks import MUTED, NEEDS_INPUT, STALLED, STATUS
 
 HEADLINE_WIDTH = 70
 
@@ -55,9 +61,32 @@ class TaskTree(Tree[str]):
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # The tree's own enter would select (and fold) the node: here it opens the detail.
+        bind("detail", "open", "Detail", show=False, help="focus the selected task's detail"),
+    ]
+
+    @dataclass
+    class Opened(Message):
+        """Enter on a task: the person wants to read (or answer) its detail."""
+
+        tree: TaskTree
+        task_id: str
+
+        @property
+        def control(self) -> TaskTree:
+            return self.tree
+
     @dataclass
     class Selected(Message):
+        """The cursor moved to a task."""
+
+        tree: TaskTree
         task_id: str
+
+        @property
+        def control(self) -> TaskTree:
+            return self.tree
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("tasks", id=id)
@@ -129,11 +158,8 @@ class TaskTree(Tree[str]):
             self.move_cursor(self._task_nodes[selected])
 
     def _add(
-        self, parent: TreeNode[str], node: object, shown: dict[str, TaskView], now: datetime
+        self, parent: TreeNode[str], node: TaskNode, shown: dict[str, TaskView], now: datetime
     ) -> None:
-        from caesar_core.store import TaskNode
-
-        assert isinstance(node, TaskNode)
         view = shown[node.record.id]
         label = self._label(view, now)
         if node.children:
@@ -158,22 +184,31 @@ class TaskTree(Tree[str]):
         record, activity = view.record, view.activity
         status = record.status
         shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
-        who = record.role or record.agent
+        who = safe_text(record.role or record.agent)
         headline = view.asking if view.needs_input else activity.headline
-        headline = " ".join(headline.split())
+        headline = safe_text(" ".join(headline.split()))
         if len(headline) > HEADLINE_WIDTH:
             headline = headline[: HEADLINE_WIDTH - 1] + "…"
-        return Text.assemble(
-            (STATUS_GLYPH[status] + " ", STATUS_STYLE[status]),
-            (f"{NEEDS_INPUT} " if view.needs_input else "", "bold yellow"),
+        mark = STATUS[status]
+        label = Content.assemble(
+            (mark.glyph + " ", mark.style),
+            (f"{NEEDS_INPUT.glyph} " if view.needs_input else "", NEEDS_INPUT.style),
             (record.id[2:10], "bold"),
-            (f" {who:<10.10} ", "magenta"),
-            (f"{shown_age:>4} ", "dim"),
-            (f"{STALLED} " if stalled else "", "bold red"),
-            (headline, "yellow" if view.needs_input else ""),
+            (f" {who:<10.10} ", "$text-secondary"),
+            (f"{shown_age:>4} ", MUTED),
+            (f"{STALLED.glyph} " if stalled else "", STALLED.style),
+            (headline, "$text-warning" if view.needs_input else ""),
         )
+        # Built with the theme's variables like every pane; the tree draws Rich text, so the
+        # styles are resolved against the theme here.
+        return Text.assemble(*((text, style.rich_style) for text, style in label.render(end="")))
+
+    def action_open(self) -> None:
+        task_id = self.selected_id
+        if task_id is not None:
+            self.post_message(self.Opened(self, task_id))
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
         event.stop()
         if event.node.data is not None:
-            self.post_message(self.Selected(event.node.data))
+            self.post_message(self.Selected(self, event.node.data))

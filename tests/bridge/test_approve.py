@@ -4,6 +4,7 @@ and one timing out under a project's ``[bridge] approval_timeout = "1s"``."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -149,3 +150,36 @@ def test_an_approval_cannot_outlive_a_halt(tmp_path: Path) -> None:
     response = finish(held)
     assert response["decision"] == "deny"
     assert response["reason"].endswith("allowed by cli; but halted")
+
+
+def test_a_linked_approvals_folder_is_refused_not_written_through(tmp_path: Path) -> None:
+    """The agent can write its task directory: ``approvals/`` replaced by a link to a folder
+    outside gets nothing written there, and the held call is denied with the reason."""
+    bridge, _, task_dir = task(tmp_path, RULE)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (task_dir / "approvals").symlink_to(outside, target_is_directory=True)
+    adm = bridge.begin()["admission_id"]
+    response = bridge.run(
+        json.dumps(
+            {
+                "op": "pre-tool",
+                "admission_id": adm,
+                "tool": "Bash",
+                "tool_input": {"command": "git push"},
+            }
+        )
+    )
+    assert response["decision"] == "deny"
+    assert "could not be asked" in response["reason"]
+    assert list(outside.iterdir()) == []
+
+
+def test_a_fifo_answer_is_no_answer_and_never_waited_on(tmp_path: Path) -> None:
+    bridge, _, task_dir = task(tmp_path, '[bridge]\napproval_timeout = "1s"\n\n' + RULE)
+    adm = bridge.begin()["admission_id"]
+    held, (asked, _) = hold(bridge, adm, task_dir, "git push")
+    os.mkfifo(task_dir / "approvals" / f"{asked.id}.answer.json")
+    response = finish(held, timeout=30)
+    assert response["decision"] == "deny"
+    assert "timed out" in response["reason"]

@@ -106,6 +106,32 @@ def test_match_sees_the_redacted_summary_never_the_secret(tmp_path: Path) -> Non
     assert len(line["input_hash"]) == 64
 
 
+def test_a_rule_holding_a_secret_is_ignored_with_a_warning_and_kept_redacted(
+    tmp_path: Path,
+) -> None:
+    """The admission stores its rules redacted; a glob holding a secret would change meaning
+    (``*[REDACTED:...]*`` is a character class), and no redacted summary shows a secret."""
+    bridge, _ = opened(
+        tmp_path,
+        rules(
+            {"tool": f"mcp__{TOKEN}", "decision": "allow"},
+            {"tool": "*", "match": f"*{TOKEN}*", "decision": "allow"},
+            {"tool": "*", "decision": "deny", "reason": f"never {TOKEN}"},
+        ),
+    )
+    begun = bridge.begin()
+    assert [w.split(":")[0] for w in begun["warnings"]] == [
+        "[[bridge.rule]] #1 ignored",
+        "[[bridge.rule]] #2 ignored",
+    ]
+    assert all("github_token" in w and TOKEN not in w for w in begun["warnings"])
+    adm = begun["admission_id"]
+    refused = bridge.pre(adm, f"mcp__{TOKEN}", {"command": f"x {TOKEN}"})
+    assert refused["decision"] == "deny"
+    stored = (bridge.state / "bridge" / "admissions" / f"{adm}.json").read_text()
+    assert TOKEN not in stored and "[REDACTED:github_token]" in stored
+
+
 @pytest.mark.parametrize(
     ("tool_input", "summary"),
     [

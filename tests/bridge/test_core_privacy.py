@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 from tests.bridge.core_support import Bridge, finish, write_task
+from tests.bridge.hookkit import HookWorld
 from tests.runner.conftest import wait_for
 
 AWS = "AKIAIOSFODNN7CANARY9"
@@ -120,3 +121,85 @@ def test_state_files_are_private(tmp_path: Path) -> None:
     for folder in ("admissions", "traces", "spool"):
         mode = stat.S_IMODE((bridge.state / "bridge" / folder).stat().st_mode)
         assert mode & 0o077 == 0, folder
+
+
+# Real-looking keys glued to word characters, as they reach metadata fields.
+AWS_KEY = "AKIAQ7ZK4MPL2WXN5RT3"
+GH_KEY = "ghp_R8dK2mQ9xL4vN7pT1wZ5bC3fH6jY0sA2eU8i"
+SK_KEY = "sk-proj-Aa1Bb2Cc3Dd4Ee5Ff6Gg7Hh8"
+KEYS = [AWS_KEY, GH_KEY, SK_KEY]
+
+
+def test_secrets_in_metadata_never_reach_a_file(tmp_path: Path) -> None:
+    """Tool name, call id, project, client and adapter versions, model, currency: each holds a
+    key glued inside a word, and none reaches the state dir, the trace, the spool, the receipt
+    or an approval (case 14)."""
+    task_dir = write_task(tmp_path / "task")
+    bridge = Bridge(tmp_path, task_dir=task_dir)
+    project = bridge.project / f"repo_{AWS_KEY}x"
+    (project / ".caesar").mkdir(parents=True)
+    (project / ".caesar" / "config.toml").write_text(
+        '[bridge]\napproval_timeout = "1ms"\n\n'
+        '[[bridge.rule]]\ntool = "*deploy*"\ndecision = "require_approval"\n'
+    )
+    begun = bridge.begin(
+        project=str(project),
+        client_version=f"2.0.14 TOKEN_{GH_KEY}",
+        adapter_version=f"caesar-hook/é{AWS_KEY}",
+        session=f"s-{GH_KEY}",
+        actor=f"FOO_{AWS_KEY}",
+        turn=f"t{SK_KEY}",
+    )
+    assert begun["decision"] == "allow"
+    adm = begun["admission_id"]
+    held = bridge.pre(adm, f"mcp__deploy_{GH_KEY}", {"command": "ls"}, tool_use_id="toolu_1")
+    assert held["decision"] == "deny"  # held, then timed out: the approval files exist
+    tool = f"Read_{AWS_KEY}x"
+    assert (
+        bridge.pre(adm, tool, {"file_path": "a"}, tool_use_id=f"TOKEN_{GH_KEY}")["decision"]
+        == "allow"
+    )
+    paired = bridge.post(adm, tool, tool_use_id=f"TOKEN_{GH_KEY}")
+    assert paired["warnings"] == []
+    by_name = bridge.pre(adm, f"X{SK_KEY}", {"file_path": "b"})
+    assert by_name["decision"] == "allow"
+    assert bridge.post(adm, f"X{SK_KEY}")["warnings"] == []  # paired by the redacted name
+    bridge.telemetry(
+        adm,
+        model=f"claude-{SK_KEY}",
+        cost_currency=f"USD_{AWS_KEY}",
+        input_tokens=1,
+        cost_amount=0.1,
+        cost_source="provider_reported",
+    )
+    bridge.finalize(adm, stop_reason="completed")
+    lines = bridge.trace_lines(begun["trace_id"])
+    assert [line.get("paired_with") for line in lines if line["op"] == "post-tool"] == [2, 3]
+    assert len(list((task_dir / "approvals").glob("ap_*"))) == 2  # the ask and its answer
+    for path in every_file(bridge.state, task_dir):
+        data = path.read_bytes()
+        for key in KEYS:
+            assert key.encode() not in data, f"{key!r} found in {path}"
+
+
+def test_a_hook_writes_no_secret_into_the_task_log_or_its_answers(tmp_path: Path) -> None:
+    """The task's events (tool name, the client's call id), the session map and the hook's
+    answers are scanned too; the hook's call still pairs."""
+    world = HookWorld(tmp_path)
+    world.task()
+    tool = f"mcp__{GH_KEY}__run"
+    base = {"session_id": f"FOO_{AWS_KEY}", "cwd": str(world.project)}
+    call = {**base, "tool_name": tool, "tool_input": {"x": 1}, "tool_use_id": f"id_{SK_KEY}"}
+    pre = world.run("claude-code", {**call, "hook_event_name": "PreToolUse"})
+    post = world.run("claude-code", {**call, "hook_event_name": "PostToolUse"})
+    assert (pre.code, post.code) == (0, 0)
+    events = world.events()
+    assert [e["status"] for e in events if e["type"] == "tool_use"] == ["started", "succeeded"]
+    assert {e["tool"] for e in events if e["type"] == "tool_use"} == {
+        "mcp__[REDACTED:github_token]__run"
+    }
+    texts = [world.all_files_text(), pre.stdout, post.stdout, pre.stderr, post.stderr]
+    texts += [(tmp_path / name).read_text() for name in ("responses-1.jsonl", "responses-2.jsonl")]
+    for text in texts:
+        for key in KEYS:
+            assert key not in text

@@ -69,7 +69,7 @@ def test_gemini_gives_the_pre_tool_hook_time_for_an_approval(tmp_path: Path) -> 
 def test_install_merges_and_replaces_only_caesar_hooks(tmp_path: Path) -> None:
     path = tmp_path / FILES["claude-code"]
     path.parent.mkdir()
-    existing = {
+    existing: dict[str, Any] = {
         "permissions": {"allow": ["Bash(npm test)"]},
         "hooks": {
             "PreToolUse": [

@@ -13,6 +13,7 @@ from caesar_core.config import (
     DEFAULT_ROLE_PROMPTS,
     DEFAULT_SOURCE,
     GITIGNORE_LINES,
+    WATCH_KEYS,
     Config,
     Policy,
 )
@@ -56,6 +57,7 @@ def test_uncommented_the_settings_are_exactly_the_defaults(layers: Layers) -> No
         (("bridge", "rule"), "[[bridge.rule]]"),
         (("agent",), "[[agent]]"),
         (("role",), "[[role]]"),
+        (("watch",), "[watch]"),
     ],
 )
 def test_every_key_is_documented(section: tuple[str, ...], header: str) -> None:
@@ -63,8 +65,8 @@ def test_every_key_is_documented(section: tuple[str, ...], header: str) -> None:
     assert header in text
     after = text[text.index(header) :]
     for key in known_keys(section):
-        if key == "rule":
-            continue  # the [[bridge.rule]] header documents it
+        if key in ("rule", "keys"):
+            continue  # the [[bridge.rule]] and [watch.keys] headers document them
         assert re.search(rf"(?m)^#+ {key} = ", after), f"{header} {key} is not documented"
     assert "[models]" in text
 
@@ -79,6 +81,7 @@ def test_the_documented_examples_are_valid_too(layers: Layers) -> None:
     assert config.models == {"codex": "gpt-5-codex", "claude": "sonnet"}
     reviewer = config.role("reviewer")
     assert reviewer is not None and reviewer.model == "sonnet"
+    assert config.watch.keys == WATCH_KEYS  # the documented keys are the defaults
 
 
 def test_role_prompts_exist_for_every_builtin_role() -> None:

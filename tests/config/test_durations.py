@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from caesar_core.config import Duration, DurationError, format_duration, parse_duration
+from caesar_core.config.durations import MAX_DURATION_MS
 
 
 @pytest.mark.parametrize(
@@ -23,6 +24,7 @@ from caesar_core.config import Duration, DurationError, format_duration, parse_d
         ("2h0m5s", 7_205_000),
         (" 10m ", 600_000),
         (750, 750),
+        ("168h", MAX_DURATION_MS),
     ],
 )
 def test_accepted_spellings(text: str | int, ms: int) -> None:
@@ -43,6 +45,10 @@ def test_accepted_spellings(text: str | int, ms: int) -> None:
         (True, "expected a duration"),
         (1.5, "expected a duration"),
         ([1], "expected a duration"),
+        ("99999999999999999h", "longer than 168h"),
+        ("169h", "longer than 168h"),
+        ("9" * 5000 + "s", "longer than 168h"),
+        (MAX_DURATION_MS + 1, "longer than 168h"),
     ],
 )
 def test_refused_spellings_say_what_is_accepted(value: object, fragment: str) -> None:
@@ -58,16 +64,25 @@ def test_format_is_canonical() -> None:
         format_duration(0)
 
 
-@given(st.integers(min_value=1, max_value=10**12))
+def test_a_pasted_value_is_clipped_in_the_error() -> None:
+    with pytest.raises(DurationError) as refused:
+        parse_duration("x" * 100_000)
+    assert len(str(refused.value)) < 300 and "100000 characters" in str(refused.value)
+
+
+@given(st.integers(min_value=1, max_value=MAX_DURATION_MS))
 def test_format_then_parse_round_trips(ms: int) -> None:
     assert parse_duration(format_duration(ms)) == ms
 
 
 @given(
-    st.tuples(*(st.integers(min_value=0, max_value=10_000) for _ in range(4))).filter(any),
+    st.tuples(
+        *(st.integers(min_value=0, max_value=top) for top in (100, 3_000, 10_000, 10_000))
+    ).filter(any),
 )
 def test_any_written_duration_parses_to_its_sum(parts: tuple[int, int, int, int]) -> None:
-    """Components need not be reduced ("90m" is fine); zeros may be written or left out."""
+    """Components need not be reduced ("90m" is fine); zeros may be written or left out (all
+    within the week a duration may last)."""
     hours, minutes, seconds, millis = parts
     text = "".join(
         f"{count}{unit}"

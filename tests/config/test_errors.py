@@ -260,3 +260,48 @@ def test_errors_of_one_file_come_in_file_order_and_all_at_once(layers: Layers) -
         "policy.bogus",
     ]
     assert len(error.problems) == 3
+
+
+def test_arrays_nested_500_deep_are_refused_before_parsing(layers: Layers) -> None:
+    error = error_of(layers, "project", "[policy]\nallowed = " + "[" * 500 + "]" * 500 + "\n")
+    assert lines(error, layers.path("project")) == [
+        "<file>:2:75: arrays and inline tables nest deeper than 64 levels here"
+    ]
+    assert error.exit_code is ExitCode.USAGE
+
+
+def test_inline_tables_and_dotted_keys_nested_too_deep(layers: Layers) -> None:
+    inline = error_of(layers, "local", "x = " + "{a = " * 300 + "1" + "}" * 300 + "\n")
+    dotted = error_of(layers, "local", "[policy]\n" + ".".join(["k"] * 100) + " = 1\n")
+    assert "nest deeper than 64 levels" in inline.reason
+    assert dotted.reason.endswith(": nests deeper than 64 levels")
+    assert dotted.line == 2
+
+
+def test_a_byte_order_mark_is_skipped(layers: Layers) -> None:
+    path = layers.path("project")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"\xef\xbb\xbf[policy]\nmax_parallel = 3\n")
+    assert layers.load().config.policy.max_parallel == 3
+    path.write_bytes(b"\xef\xbb\xbfmax_parallel = 3\n")
+    with pytest.raises(ConfigError) as caught:
+        layers.load()
+    assert (caught.value.line, caught.value.col) == (1, 1)
+
+
+def test_a_dangling_link_is_not_read_as_no_configuration(layers: Layers, tmp_path: Path) -> None:
+    path = layers.path("global")
+    path.parent.mkdir(parents=True)
+    path.symlink_to(tmp_path / "moved-away.toml")
+    with pytest.raises(ConfigError) as caught:
+        layers.load()
+    assert "is a symbolic link to" in caught.value.reason
+    assert str(tmp_path / "moved-away.toml") in caught.value.reason
+    assert caught.value.path == path and caught.value.exit_code is ExitCode.USAGE
+
+
+def test_durations_longer_than_a_week_are_refused_where_written(layers: Layers) -> None:
+    error = error_of(layers, "project", '[policy]\ndefault_timeout = "99999999999999999h"\n')
+    [problem] = lines(error, layers.path("project"))
+    assert problem.startswith("<file>:2:1: policy.default_timeout: '99999999999999999h'")
+    assert "longer than 168h" in problem

@@ -10,15 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from caesar_core.events.activity import Activity, ActivityStatus
 from caesar_core.events.fold import (
     HEADLINE_CAP,
     MAX_OPEN_CALLS,
     RECENT_CALLS,
     SPEECH_CAP,
     STALL_AFTER,
-    Activity,
     ActivityFold,
-    ActivityStatus,
 )
 from caesar_core.protocol.event import (
     AnswerEvent,
@@ -541,3 +540,15 @@ def test_a_deeply_nested_utterance_is_shown_as_text_not_recursed_into() -> None:
     s(MessageEvent, text='{"protocol": "caesar.report/v1", "x": ' + "[" * 50_000 + "]" * 50_000)
     activity = s.snapshot()
     assert activity.speech.startswith("]") or activity.speech.endswith("]")
+
+
+def test_a_record_older_than_finished_seq_takes_the_last_finished() -> None:
+    s = Stream()
+    s(StartedEvent, agent="sh", command="x")
+    s(FinishedEvent, status=ReportStatus.SUCCESS, summary="done")
+    fold = ActivityFold("t1")
+    fold.trust_finished(None)
+    fold.apply_all(s.events)
+    assert fold.snapshot(s.at).finished is None
+    fold.trust_any()  # TaskRecord.legacy_ending: that caesar's readers took the last one
+    assert fold.snapshot(s.at).headline == "success: done"

@@ -38,7 +38,7 @@ def test_lines_are_single_and_clipped() -> None:
 
 def test_every_type_has_a_line() -> None:
     fmt = EventFormatter()
-    samples = [
+    samples: list[dict[str, object]] = [
         {"type": "started", "agent": "codex", "command": "codex exec"},
         {"type": "thinking", "text": "hmm"},
         {"type": "file_changed", "path": "a.py", "action": "created"},
@@ -55,6 +55,20 @@ def test_every_type_has_a_line() -> None:
     assert "[y / n]" in lines[4]
     assert "FATAL" in lines[6]
     assert "partial (exit 1): some" in lines[7]
+
+
+def test_what_the_agent_wrote_reaches_the_terminal_with_its_controls_escaped() -> None:
+    fmt = EventFormatter()
+    progress = fmt.format(event(0, type="progress", message="\x1b]0;owned\x07done\rFORGED\x08"))
+    moved = fmt.format(event(1, type="file_changed", path="fake\n  a.txt", action="created"))
+    tool = fmt.format(
+        event(2, type="tool_use", tool="Bash\u202e", id="x", input_summary="ls", status="started")
+    )
+    for line in (progress, moved, tool):
+        assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in line), repr(line)
+    assert progress.endswith("progress  \\x1b]0;owned\\x07done\\rFORGED\\x08")
+    assert moved.endswith('file      created "fake\\n  a.txt"')
+    assert "Bash\\u202e" in tool
 
 
 def test_a_finished_line_caesar_did_not_write_says_so() -> None:

@@ -30,9 +30,10 @@ from caesar_core.protocol import (
     ToolStatus,
     ToolUse,
 )
+from caesar_core.protocol.event import EventPayload
 
 AT = datetime(2026, 8, 9, 10, 0, 0, 123000, tzinfo=UTC)
-PAYLOADS = [
+PAYLOADS: list[EventPayload] = [
     ToolUse(tool="shell", id="call_1", input_summary="rg -n 'é' src/", status=ToolStatus.STARTED),
     Thinking(text="planning the change…"),
     ToolUse(id="call_1", status=ToolStatus.SUCCEEDED),

@@ -6,11 +6,15 @@ from pathlib import Path
 import pytest
 
 from caesar_core.git import (
+    DamagedWorktreeError,
+    GitError,
     LocalChangesError,
+    OutsideLinksError,
     apply_changes,
     changes_since,
     create_worktree,
     patch_digest,
+    unapplied_changes,
     unapplied_work,
 )
 from tests.git import TASK_ID, commit_all, git, index_state, lines, make_repo, tree_bytes, write
@@ -252,3 +256,72 @@ def test_unapplied_work_of_a_missing_or_unreadable_worktree(
     (wt / ".git").unlink()
     write(wt, "edit.txt", "can no longer be inspected\n")
     assert unapplied_work(root, wt, base, None)
+
+
+def test_a_second_apply_writes_nothing_and_names_what_is_already_there(
+    task: tuple[Path, Path, str],
+) -> None:
+    root, wt, base = task
+    agent_work(wt)
+    first = apply_changes(root, wt, base)
+
+    second = apply_changes(root, wt, base)
+
+    assert second.applied and second.written == []
+    assert second.already == first.written
+    assert second.digest == first.digest
+
+
+def test_a_partly_reverted_apply_writes_only_what_is_missing(task: tuple[Path, Path, str]) -> None:
+    root, wt, base = task
+    agent_work(wt)
+    apply_changes(root, wt, base)
+    git(root, "checkout", "--", "edit.txt")
+
+    again = apply_changes(root, wt, base)
+
+    assert again.written == ["edit.txt"]
+    assert "brand/new.txt" in again.already and "edit.txt" not in again.already
+
+
+def test_an_empty_selected_path_is_refused(task: tuple[Path, Path, str]) -> None:
+    root, wt, base = task
+    agent_work(wt)
+    for paths in ([""], ["edit.txt", " "]):
+        with pytest.raises(GitError, match="empty path") as caught:
+            apply_changes(root, wt, base, paths=paths)
+        assert caught.value.exit_code == 2
+    assert not (root / "brand").exists()
+
+
+def test_links_out_of_the_repository_are_refused_unless_allowed(
+    task: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    root, wt, base = task
+    (wt / "keys").symlink_to(tmp_path / ".ssh")
+    (wt / "up").symlink_to("../../../etc")
+    (wt / "fine").symlink_to("edit.txt")
+
+    with pytest.raises(OutsideLinksError) as caught:
+        apply_changes(root, wt, base)
+
+    assert [path for path, _ in caught.value.links] == ["keys", "up"]
+    assert not os.path.lexists(root / "fine")
+    assert apply_changes(root, wt, base, paths=["fine"]).written == ["fine"]
+    allowed = apply_changes(root, wt, base, allow_outside_links=True)
+    assert sorted(allowed.written) == ["keys", "up"]
+    assert os.readlink(root / "keys") == str(tmp_path / ".ssh")
+
+
+def test_a_garbage_worktree_index_is_a_damaged_worktree(task: tuple[Path, Path, str]) -> None:
+    root, wt, base = task
+    write(wt, "edit.txt", "work\n")
+    admin = Path((wt / ".git").read_text().removeprefix("gitdir:").strip())
+    (admin / "index").write_bytes(os.urandom(4096))
+
+    with pytest.raises(DamagedWorktreeError, match="cannot be read") as caught:
+        apply_changes(root, wt, base)
+    assert str(admin / "index") in caught.value.remedy
+    with pytest.raises(DamagedWorktreeError):
+        unapplied_changes(root, wt, base, None)
+    assert unapplied_work(root, wt, base, None)  # never judged clean

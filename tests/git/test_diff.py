@@ -13,6 +13,7 @@ from caesar_core.git import (
     changes_between,
     changes_since,
     create_worktree,
+    link_leaves_repository,
     patch_digest,
     snapshot,
 )
@@ -395,3 +396,36 @@ def test_in_place_snapshot_skips_task_worktrees_under_caesar(tmp_path: Path) -> 
     write(root, ".caesar/state/x.json", "{}\n")
     write(root, "b.txt", "b\n")
     assert actions(changes_between(root, start)) == {"b.txt": (CREATED, None)}
+
+
+@pytest.mark.parametrize(
+    ("path", "target", "outside"),
+    [
+        ("link", "edit.txt", False),
+        ("deep/link", "../edit.txt", False),
+        ("deep/link", "../../x", True),
+        ("link", "..", True),
+        ("link", "/etc/passwd", True),
+        ("a/b/link", "../../c/../d", False),
+        ("link", "", True),
+    ],
+)
+def test_which_link_targets_leave_the_repository(path: str, target: str, outside: bool) -> None:
+    assert link_leaves_repository(path, target) is outside
+
+
+def test_links_are_listed_with_their_target(task: tuple[Path, Path, str], tmp_path: Path) -> None:
+    _, wt, base = task
+    (wt / "keys").symlink_to(tmp_path / ".ssh")
+    (wt / "near").symlink_to("edit.txt")
+    write(wt, "plain.txt", "x\n")
+
+    diff = changes_since(wt, base)
+
+    found = {f.path: (f.link_target, f.link_outside) for f in diff.files}
+    assert found == {
+        "keys": (str(tmp_path / ".ssh"), True),
+        "near": ("edit.txt", False),
+        "plain.txt": (None, False),
+    }
+    assert [f.path for f in diff.outside_links] == ["keys"]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from caesar_core.events import read_events
+from caesar_core.protocol.event import FinishedEvent
 from caesar_core.store import TaskRecord, TaskStore
 from tests.hostile.conftest import BOUND_S
 from tests.runner.conftest import CAESAR, caesar, caesar_env, context, wait_for
@@ -107,10 +108,10 @@ def record(repo: Path, task_id: str) -> TaskRecord:
 def caesars_ending(repo: Path, task_id: str) -> str:
     """The status of the ``finished`` event caesar's record names; it must exist."""
     rec = record(repo, task_id)
-    assert rec.finished_seq is not None, rec
+    assert rec.ending_seq is not None, rec
     events, _ = read_events(TaskStore(repo).paths(task_id).events)
-    [ending] = [e for e in events if e.type == "finished" and e.seq == rec.finished_seq]
-    return str(ending.status.value)  # type: ignore[union-attr]
+    [ending] = [e for e in events if isinstance(e, FinishedEvent) and e.seq == rec.ending_seq]
+    return str(ending.status.value)
 
 
 def findings(out: dict[str, Any]) -> str:

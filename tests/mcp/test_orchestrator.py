@@ -243,3 +243,32 @@ def test_install_merges_and_never_clobbers(repo: Path, tmp_path: Path) -> None:
     assert broken.returncode == 2
     assert "cannot be read" in broken.stderr and "remedy" in broken.stderr
     assert (repo / ".gemini" / "settings.json").read_text() == "{ not json"
+
+
+async def test_tool_inputs_out_of_range_are_refused_by_the_schema(repo: Path) -> None:
+    """``limit: -5`` used to be accepted (and quietly read as 1)."""
+    task_id = run_json(repo, "quick", "--agent", "demo")["task_id"]
+    async with session("mcp", "serve", "--root", str(repo), cwd=repo) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        negative = await client.call_tool("caesar_logs", {"task_id": task_id, "limit": -5})
+        huge = await client.call_tool("caesar_logs", {"task_id": task_id, "limit": 10**9})
+        backwards = await client.call_tool(
+            "caesar_await", {"task_ids": [task_id], "timeout_ms": -1}
+        )
+        fine = result_json(await client.call_tool("caesar_logs", {"task_id": task_id, "limit": 1}))
+
+    limit = listed["caesar_logs"].input_schema["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"]) == (1, 1000)
+    assert "limit" in error_text(negative)
+    assert "limit" in error_text(huge)
+    assert "timeout_ms" in error_text(backwards)
+    assert len(fine["events"]) == 1
+
+
+async def test_a_huge_invalid_id_is_not_echoed_back_whole(repo: Path) -> None:
+    async with session("mcp", "serve", "--root", str(repo), cwd=repo) as client:
+        refused = await client.call_tool("caesar_status", {"task_id": "x" * 100_000})
+
+    text = error_text(refused)
+    assert "invalid task id" in text and "100,000 characters" in text
+    assert len(text) < 1_000

@@ -4,31 +4,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from textual.pilot import Pilot
 
 from caesar_core.events import EventWriter
 from caesar_core.protocol import ToolStatus, ToolUse
-from caesar_core.store import TaskStatus, TaskStore, answer, pending_questions
+from caesar_core.store import TaskStore, answer, pending_questions
 from caesar_tui.app import CaesarApp, make_app
+from caesar_tui.modals.help import HelpModal
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.questions import QuestionsPane
 from caesar_tui.widgets.task_tree import TaskTree
 from tests.runner.conftest import CAESAR, caesar_env, context, run_json, wait_for
+from tests.tui.screen import cells, lines, text, until
 
 SIZE = (140, 40)
-
-
-async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str) -> None:
-    """Let the app run until ``condition`` holds (file events arrive asynchronously)."""
-    for _ in range(400):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def start_run(root: Path, script: str, **extra: object) -> subprocess.Popen[str]:
@@ -59,19 +48,19 @@ async def test_answering_by_keyboard_writes_the_answer_and_closes_the_form(repo:
     task_id, question_id = pending_in(repo)
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        await until(
-            pilot, lambda: task_id in app.views and app.views[task_id].pending, "the question"
-        )
-        app.query_one(TaskTree).select_task(task_id)
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: f"? {task_id[2:10]}" in text(tree), "the question")
+        tree.select_task(task_id)
         await pilot.press("a")
+        pane = app.query_one(QuestionsPane)
+        await until(pilot, lambda: "1 yes" in text(pane), "the form")
         await pilot.press("1")
         answer_file = TaskStore(repo).paths(task_id).answers / f"{question_id}.json"
         await until(pilot, answer_file.exists, "the answer file")
         assert json.loads(answer_file.read_text())["answer"] == "yes"
-        pane = app.query_one(QuestionsPane)
-        await until(pilot, lambda: not app.views[task_id].pending, "the question to leave")
-        assert question_id not in {q.id for q in app.views[task_id].pending}
-        assert not pane.query("QuestionForm")
+        await until(pilot, lambda: "→ yes" in text(pane), "the answer on screen")
+        assert "1 yes" not in text(pane)
+        assert f"? {task_id[2:10]}" not in text(tree)
     stdout, _ = run.communicate(timeout=60)
     assert "yes" in json.loads(stdout)["report"]["summary"]
 
@@ -81,14 +70,15 @@ async def test_a_question_answered_elsewhere_leaves_the_form(repo: Path) -> None
     task_id, question_id = pending_in(repo)
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        await until(
-            pilot, lambda: task_id in app.views and app.views[task_id].pending, "the question"
-        )
-        app.query_one(TaskTree).select_task(task_id)
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: f"? {task_id[2:10]}" in text(tree), "the question")
+        tree.select_task(task_id)
         await pilot.press("2")
-        await until(pilot, lambda: app.query("QuestionForm"), "the form")
+        pane = app.query_one(QuestionsPane)
+        await until(pilot, lambda: "1 yes" in text(pane), "the form")
         answer(TaskStore(repo).paths(task_id), question_id, "no", by="cli")
-        await until(pilot, lambda: not app.query("QuestionForm"), "the form to close")
+        await until(pilot, lambda: "1 yes" not in text(pane), "the form to close")
+        assert "→ no  by cli" in text(pane)
     run.communicate(timeout=60)
 
 
@@ -96,8 +86,9 @@ async def test_apply_brings_the_files_into_the_main_tree(repo: Path) -> None:
     out = run_json(repo, "note", "--agent", "demo", "--context", context("work"))
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: out["task_id"] in app.views, "the task")
-        app.query_one(TaskTree).select_task(out["task_id"])
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: out["task_id"][2:10] in text(tree), "the task")
+        tree.select_task(out["task_id"])
         await pilot.press("A")
         await pilot.press("y")
         await until(pilot, (repo / "DEMO_NOTES.md").exists, "the applied file")
@@ -117,15 +108,12 @@ async def test_cancel_stops_a_hanging_task(repo: Path) -> None:
     )
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: task_id in app.views, "the task")
-        app.query_one(TaskTree).select_task(task_id)
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: task_id[2:10] in text(tree), "the task")
+        tree.select_task(task_id)
         await pilot.press("x")
         await pilot.press("y")
-        await until(
-            pilot,
-            lambda: app.views[task_id].record.status is TaskStatus.CANCELLED,
-            "the cancellation on screen",
-        )
+        await until(pilot, lambda: f"⊘ {task_id[2:10]}" in text(tree), "the cancellation")
     run.communicate(timeout=60)
     assert run.returncode == 1
 
@@ -136,8 +124,9 @@ async def test_two_thousand_appended_events_stay_paired_on_screen(repo: Path) ->
     paths = TaskStore(repo).paths(task_id)
     app: CaesarApp = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: task_id in app.views, "the task")
-        app.query_one(TaskTree).select_task(task_id)
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: task_id[2:10] in text(tree), "the task")
+        tree.select_task(task_id)
         with EventWriter(paths.events, task_id) as writer:
             for n in range(1000):
                 writer.append(
@@ -150,20 +139,16 @@ async def test_two_thousand_appended_events_stay_paired_on_screen(repo: Path) ->
                 )
                 writer.append(ToolUse(tool="", id=f"c{n}", status=ToolStatus.SUCCEEDED))
         view = app.query_one(ActivityView)
-        await until(
-            pilot,
-            lambda: view.row_count >= 1000,
-            f"rows (have {view.row_count}, loading={view.loading}, task={view.task_id})",
-        )
-        await until(
-            pilot,
-            lambda: all(
-                r.status == "succeeded" for r in view._builder.rows.values() if r.kind == "tool"
-            ),
-            "every call closed",
-        )
-        tool_rows = [r for r in view._builder.rows.values() if r.kind == "tool"]
-        assert len([r for r in tool_rows if r.text.startswith("step ")]) == 1000
+        await until(pilot, lambda: view.row_count >= 1000, f"rows (have {view.row_count})")
+
+        def calls() -> list[tuple[str, ...]]:
+            return [row for row in cells(view) if row[4].startswith("step ")]
+
+        await until(pilot, lambda: all(row[1] == "✓" for row in calls()), "every call closed")
+        shown = calls()
+        assert len(shown) == 1000
+        assert [row[4] for row in shown] == [f"step {n}" for n in range(1000)]
+        assert all(row[2] == "bash" and row[3].endswith("s") for row in shown)
 
 
 async def test_updates_behind_an_open_modal_keep_the_app_alive(repo: Path) -> None:
@@ -172,15 +157,18 @@ async def test_updates_behind_an_open_modal_keep_the_app_alive(repo: Path) -> No
     paths = TaskStore(repo).paths(task_id)
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: task_id in app.views, "the task")
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: task_id[2:10] in text(tree), "the task")
+        activity = app.query_one(ActivityView)
         await pilot.press("question_mark")  # the help modal is now the active screen
-        before = app.views[task_id].activity.events
+        assert isinstance(app.screen, HelpModal)
         with EventWriter(paths.events, task_id) as writer:
             writer.append(
-                ToolUse(tool="bash", id="late", input_summary="ls", status=ToolStatus.STARTED)
+                ToolUse(tool="bash", id="late", input_summary="ls -la", status=ToolStatus.STARTED)
             )
-        await until(pilot, lambda: app.views[task_id].activity.events > before, "the update")
-        app.tick()  # the clock tick, too, reaches the tree behind the modal
+        # The screen behind the modal still follows (read as drawn: the modal hides it).
+        await until(pilot, lambda: any("ls -la" in line for line in lines(activity)), "update")
+        app.main.tick()  # the clock tick, too, reaches the tree behind the modal
         assert app.is_running
 
 

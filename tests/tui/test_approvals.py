@@ -23,7 +23,8 @@ from caesar_tui.widgets.questions import QuestionsPane
 from caesar_tui.widgets.status_bar import StatusBar
 from caesar_tui.widgets.task_tree import TaskTree
 from tests.runner.conftest import caesar
-from tests.tui.test_app import SIZE, until
+from tests.tui.screen import until
+from tests.tui.test_app import SIZE
 from tests.watch.test_monitor_approvals import hold, time_out
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -80,7 +81,7 @@ async def test_y_on_the_card_allows_the_held_call(tmp_path: Path) -> None:
     hold(task_dir)
     app = make_app(tmp_path, clock=Clock(T0 + timedelta(seconds=30)))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: TASK in app.views and cards(app), "the approval card")
+        await until(pilot, lambda: cards(app), "the approval card")
         app.query_one(TaskTree).select_task(TASK)
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.focused, ApprovalCard), "the card's focus")
@@ -93,7 +94,7 @@ async def test_y_on_the_card_allows_the_held_call(tmp_path: Path) -> None:
         await until(pilot, lambda: "allowed" in decided_text(app), "the decided line")
         assert "by watch" in decided_text(app)
         assert app.focused is app.query_one(TaskTree)  # nothing left to answer
-        assert not app.views[TASK].needs_input
+        assert "? 0 needs input" in str(app.query_one(StatusBar).render())
 
 
 async def test_n_denies_on_a_card_and_is_next_waiting_everywhere_else(tmp_path: Path) -> None:
@@ -103,8 +104,8 @@ async def test_n_denies_on_a_card_and_is_next_waiting_everywhere_else(tmp_path: 
     ask(TaskStore(tmp_path).paths(OTHER), "Proceed?", ["yes", "no"], now=T0, question_id="q_go")
     app = make_app(tmp_path, clock=Clock(T0))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: OTHER in app.views and TASK in app.views, "both tasks")
         tree = app.query_one(TaskTree)
+        await until(pilot, lambda: len(tree.ids_in_order()) == 2, "both tasks")
         tree.select_task(TASK)
         await pilot.pause()
         await pilot.press("n")  # the tree has the focus: next task waiting (a question)
@@ -157,7 +158,7 @@ async def test_a_call_held_while_watching_appears_marked_and_counts_down(tmp_pat
     clock = Clock(T0 + timedelta(seconds=30))
     app = make_app(tmp_path, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: TASK in app.views, "the task")
+        await until(pilot, lambda: app.query_one(TaskTree).selected_id == TASK, "the task")
         await pilot.press("2")
         hold(task_dir)
         await until(pilot, lambda: cards(app), "the card")
@@ -168,11 +169,11 @@ async def test_a_call_held_while_watching_appears_marked_and_counts_down(tmp_pat
         clock_line = card.query_one(".clock", Static)
         assert str(clock_line.render()) == "times out in 1m 30s"
         clock.moment = T0 + timedelta(seconds=115)
-        app.tick()
+        app.main.tick()
         assert str(clock_line.render()) == "times out in 5s"
         assert clock_line.has_class("-late")
         clock.moment = T0 + timedelta(seconds=121)
-        app.tick()
+        app.main.tick()
         assert str(clock_line.render()).startswith("timed out")
         # The tree and the header mark it like a waiting question.
         label = app.query_one(TaskTree).cursor_node

@@ -11,10 +11,8 @@ from textual.widgets import Button, Static
 from caesar_core.store import TaskStatus, TaskStore, ask
 from caesar_core.store.approvals import answer_approval
 from caesar_core.watch import ProjectMonitor, TaskView
-from caesar_tui.clock import fixed_clock
-from caesar_tui.messages import ApprovalRequested
+from caesar_tui.clock import countdown, fixed_clock
 from caesar_tui.widgets.approvals import DECIDED_SHOWN, ApprovalCard
-from caesar_tui.widgets.glyphs import countdown
 from caesar_tui.widgets.questions import QuestionsPane
 from tests.tui.test_approvals import AP, T0, TASK, make_task
 from tests.watch.test_monitor_approvals import hold
@@ -35,7 +33,7 @@ class CardsApp(App[None]):
     def __init__(self, view: TaskView) -> None:
         super().__init__()
         self.first_view = view
-        self.decisions: list[ApprovalRequested] = []
+        self.decisions: list[tuple[str, str, str]] = []
 
     def compose(self) -> ComposeResult:
         yield QuestionsPane(clock=fixed_clock(T0 + timedelta(seconds=30)))
@@ -43,8 +41,9 @@ class CardsApp(App[None]):
     def on_mount(self) -> None:
         self.query_one(QuestionsPane).show(self.first_view)
 
-    def on_approval_requested(self, message: ApprovalRequested) -> None:
-        self.decisions.append(message)
+    def on_approval_card_decided(self, message: ApprovalCard.Decided) -> None:
+        assert message.control is message.card
+        self.decisions.append((message.task_id, message.approval_id, message.decision))
 
 
 async def test_a_card_decides_once_until_reopened(tmp_path: Path) -> None:
@@ -57,12 +56,12 @@ async def test_a_card_decides_once_until_reopened(tmp_path: Path) -> None:
         assert isinstance(app.focused, ApprovalCard)
         await pilot.press("y", "n")
         await pilot.pause()
-        assert app.decisions == [ApprovalRequested(TASK, AP, "allow")]
+        assert app.decisions == [(TASK, AP, "allow")]
         assert app.query_one(ApprovalCard).has_class("-sent")
         pane.reopen_approval(AP)  # writing failed: the app hands the card back
         await pilot.press("n")
         await pilot.pause()
-    assert [m.decision for m in app.decisions] == ["allow", "deny"]
+    assert [decision for _, _, decision in app.decisions] == ["allow", "deny"]
 
 
 async def test_the_buttons_decide_with_the_mouse(tmp_path: Path) -> None:
@@ -73,7 +72,7 @@ async def test_the_buttons_decide_with_the_mouse(tmp_path: Path) -> None:
         deny = next(b for b in app.query_one(ApprovalCard).query(Button) if b.name == "deny")
         await pilot.click(deny)
         await pilot.pause()
-    assert app.decisions == [ApprovalRequested(TASK, AP, "deny")]
+    assert app.decisions == [(TASK, AP, "deny")]
 
 
 async def test_only_approvals_and_an_ended_task_shows_no_card(tmp_path: Path) -> None:

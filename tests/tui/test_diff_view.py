@@ -346,7 +346,7 @@ async def test_control_characters_and_crlf_never_reach_the_terminal() -> None:
         view.show(TASK, TreeDiff(base="b" * 40, tree="c" * 40, files=files, patch=patch))
         await pilot.pause()
         shown = screen_lines(view.text)
-        assert shown[6] == "+red \ufffd[31mtext"
+        assert shown[6] == "+red \\x1b[31mtext"
         assert shown[7] == "+    tabbed"
 
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
@@ -37,7 +36,6 @@ from caesar_core.store import (
     ask,
 )
 from caesar_core.watch import ProjectMonitor, TaskView
-from caesar_tui.messages import AnswerRequested
 from caesar_tui.modals.confirm import ConfirmModal
 from caesar_tui.modals.filter import FilterModal
 from caesar_tui.modals.help import HelpModal
@@ -102,7 +100,7 @@ class PaneApp(App[None]):
     def __init__(self, view: TaskView) -> None:
         super().__init__()
         self.first_view = view
-        self.answers: list[AnswerRequested] = []
+        self.answers: list[tuple[str, str, str]] = []
         self.dismissed = 0
 
     def compose(self) -> ComposeResult:
@@ -111,8 +109,9 @@ class PaneApp(App[None]):
     def on_mount(self) -> None:
         self.query_one(QuestionsPane).show(self.first_view)
 
-    def on_answer_requested(self, message: AnswerRequested) -> None:
-        self.answers.append(message)
+    def on_question_form_answered(self, message: QuestionForm.Answered) -> None:
+        assert message.control is message.form
+        self.answers.append((message.task_id, message.question_id, message.answer))
 
     def on_questions_pane_dismissed(self, message: QuestionsPane.Dismissed) -> None:
         self.dismissed += 1
@@ -138,7 +137,7 @@ async def test_a_digit_picks_that_option_and_answers_at_once(project: Project) -
         assert app.focused is answer_box(app, "q1")
         await pilot.press("2")
         await pilot.pause()
-    assert app.answers == [AnswerRequested(TASK, "q1", "no")]
+    assert app.answers == [(TASK, "q1", "no")]
 
 
 async def test_typed_text_and_enter_send_the_text_digits_included(project: Project) -> None:
@@ -150,7 +149,7 @@ async def test_typed_text_and_enter_send_the_text_digits_included(project: Proje
         # Once text is typed, digits are text: "1" must not pick option 1 here.
         await pilot.press(*"wait 1 day", "enter")
         await pilot.pause()
-    assert app.answers == [AnswerRequested(TASK, "q1", "wait 1 day")]
+    assert app.answers == [(TASK, "q1", "wait 1 day")]
 
 
 async def test_a_digit_beyond_the_options_is_typed(project: Project) -> None:
@@ -173,7 +172,7 @@ async def test_a_question_without_options_takes_digits_as_text(project: Project)
         await pilot.pause()
         await pilot.press("1", "enter")
         await pilot.pause()
-    assert app.answers == [AnswerRequested(TASK, "q1", "1")]
+    assert app.answers == [(TASK, "q1", "1")]
 
 
 async def test_option_buttons_and_send_answer_with_the_mouse(project: Project) -> None:
@@ -188,8 +187,8 @@ async def test_option_buttons_and_send_answer_with_the_mouse(project: Project) -
         await pilot.click(forms(app)["q2"].query_one(".send", Button))
         await pilot.pause()
     assert app.answers == [
-        AnswerRequested(TASK, "q1", "yes"),
-        AnswerRequested(TASK, "q2", "parse_all"),
+        (TASK, "q1", "yes"),
+        (TASK, "q2", "parse_all"),
     ]
 
 
@@ -202,13 +201,13 @@ async def test_a_form_answers_once_and_never_empty(project: Project) -> None:
         await pilot.pause()
         await pilot.press("enter", "1", "2")
         await pilot.pause()
-        assert app.answers == [AnswerRequested(TASK, "q1", "yes")]
+        assert app.answers == [(TASK, "q1", "yes")]
         assert forms(app)["q1"].has_class("-sent")
         # Writing failed: the app hands the form back.
         pane.reopen("q1")
         await pilot.press("2")
         await pilot.pause()
-    assert [m.answer for m in app.answers] == ["yes", "no"]
+    assert [answer for _, _, answer in app.answers] == ["yes", "no"]
 
 
 async def test_a_question_answered_elsewhere_loses_its_form_others_keep_their_text(
@@ -269,7 +268,7 @@ async def test_answering_the_focused_question_moves_to_the_next(project: Project
         # Nothing left to answer: the app is told, and takes the focus back.
         assert app.focused is None
         assert app.dismissed == 1
-    assert [(m.question_id, m.answer) for m in app.answers] == [("q1", "yes"), ("q2", "no")]
+    assert [(qid, answer) for _, qid, answer in app.answers] == [("q1", "yes"), ("q2", "no")]
 
 
 async def test_escape_leaves_the_form(project: Project) -> None:
@@ -348,8 +347,8 @@ def test_report_lays_out_every_part(project: Project) -> None:
         "Parser tidied; one case left",
         "Split parse() in two.",
         "changes (2)  verified by git",
-        "~ src/parse.py  split",
-        "+ src/lex.py",
+        "M src/parse.py  split",
+        "A src/lex.py",
         "next steps",
         "• handle nested quotes",
         "12,345 in / 678 out tokens",
@@ -482,7 +481,7 @@ async def test_confirm_buttons(button: str, expected: bool) -> None:
 
 @pytest.mark.parametrize("key", ["escape", "q", "question_mark"])
 async def test_help_closes(key: str) -> None:
-    app = ModalApp(lambda: HelpModal([("q", "quit"), ("a", "answer")]))
+    app = ModalApp(lambda: HelpModal([("keys", [("q", "quit"), ("a", "answer")])]))
     async with app.run_test() as pilot:
         await pilot.pause()
         assert isinstance(app.screen, HelpModal)
@@ -509,12 +508,6 @@ async def test_filter_escape_keeps_the_current_filter() -> None:
         await pilot.press("x", "escape")
         await pilot.pause()
     assert app.results == [None]
-
-
-def test_messages_are_plain_dataclasses() -> None:
-    # The app matches answers by value; a Message subclass without eq would break that.
-    assert AnswerRequested(TASK, "q1", "yes") == AnswerRequested(TASK, "q1", "yes")
-    assert isinstance(QuestionsPane.Dismissed(), Message)
 
 
 def test_a_cheap_task_does_not_look_free(project: Project) -> None:

@@ -51,7 +51,11 @@ def test_unrelated_paths_change_nothing(tmp_path: Path) -> None:
     store.create(record)
     monitor = ProjectMonitor(tmp_path)
     monitor.scan()
-    noise = [tmp_path / "src" / "x.py", store.home / "wt" / record.id / "a.txt", "/etc/passwd"]
+    noise: list[Path | str] = [
+        tmp_path / "src" / "x.py",
+        store.home / "wt" / record.id / "a.txt",
+        "/etc/passwd",
+    ]
     assert monitor.refresh(noise) == set()
 
 

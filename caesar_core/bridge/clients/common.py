@@ -47,8 +47,11 @@ class Answer:
         self.exit_code = exit_code
 
     def emit(self, out: IO[str], err: IO[str]) -> int:
+        """Write the answer: JSON in ASCII (it cannot fail to encode), every string scanned."""
         if self.stdout is not None:
-            out.write(json.dumps(self.stdout, ensure_ascii=False) + "\n")
+            from caesar_core.bridge.scan import dumps
+
+            out.write(dumps(self.stdout) + "\n")
             out.flush()
         if self.stderr:
             err.write(self.stderr.rstrip("\n") + "\n")
@@ -57,13 +60,20 @@ class Answer:
 
 
 def read_payload(stream: IO[str]) -> dict[str, Any]:
-    """The hook's JSON object from stdin; :class:`PayloadError` for anything else."""
+    """The hook's JSON object from stdin; :class:`PayloadError` for anything else.
+
+    Read as bytes and decoded as strict UTF-8, whatever the locale (under the C locale Python
+    would decode stdin with ``surrogateescape`` and let broken bytes through as text): a
+    payload that is not UTF-8 is refused, so ``PreToolUse`` fails closed the same everywhere.
+    """
+    source = getattr(stream, "buffer", None)
     try:
-        text = stream.read(MAX_STDIN + 1)
+        data = (source if source is not None else stream).read(MAX_STDIN + 1)
+        if len(data) > MAX_STDIN:
+            raise PayloadError(f"the hook payload is larger than {MAX_STDIN} bytes")
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
     except (OSError, UnicodeDecodeError) as exc:
         raise PayloadError(f"the hook payload could not be read: {type(exc).__name__}") from None
-    if len(text) > MAX_STDIN:
-        raise PayloadError(f"the hook payload is larger than {MAX_STDIN} bytes")
     return parse_payload(text)
 
 
@@ -89,10 +99,13 @@ def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
 
 
 def int_field(payload: Mapping[str, Any], name: str) -> int | None:
+    """A non-negative number as an int; None for anything else (NaN and infinity included)."""
     value = payload.get(name)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return int(value)
+    if isinstance(value, float) and not 0 <= value < 2**63:  # NaN fails every comparison
+        return None
+    return int(value) if value >= 0 else None
 
 
 # -- the bridge ---------------------------------------------------------------------------
@@ -131,7 +144,9 @@ def _record_response(response: dict[str, Any], env: Mapping[str, str]) -> None:
     target = env.get(ENV_RESPONSES, "")
     if not target:
         return
-    line = (json.dumps(response, ensure_ascii=False) + "\n").encode()
+    from caesar_core.bridge.scan import dumps
+
+    line = (dumps(response) + "\n").encode()
     try:
         fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
@@ -181,9 +196,10 @@ class Sessions:
         return data
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
+        from caesar_core.bridge.scan import dumps
         from caesar_core.bridge.state import replace
 
-        replace(self._path(key), (json.dumps(entry, sort_keys=True) + "\n").encode())
+        replace(self._path(key), (dumps(entry, sort_keys=True) + "\n").encode())
 
     def drop(self, key: str, admission_id: str) -> None:
         """Forget the session's admission, unless another hook has replaced it meanwhile."""

@@ -8,7 +8,9 @@ pulls in pydantic, which is why it happens here, lazily, and only then.
 
 ``started`` and ``finished`` are never written: the runner owns them, and an agent seen only
 through hooks without a runner has no task lifecycle to report. Every text is redacted first:
-tool summaries come from the bridge's scanner, messages are redacted and capped.
+tool summaries come from the bridge's scanner, messages are redacted and capped, and every
+string of every event (the tool's name, the client's call id) is scanned again as the batch
+is written (:func:`caesar_core.bridge.scan.scrubbed`).
 """
 
 from __future__ import annotations
@@ -89,10 +91,11 @@ class TaskLog:
         path = Path(self.env.get(ENV_EVENTS_PATH) or os.path.join(task_dir, "events.jsonl"))
         task_id = self.env.get(ENV_TASK_ID) or os.path.basename(os.path.normpath(task_dir))
         try:
+            from caesar_core.bridge.scan import scrubbed
             from caesar_core.events.writer import EventWriter
             from caesar_core.protocol.event import PAYLOAD_ADAPTER
 
-            payloads = [PAYLOAD_ADAPTER.validate_python(item) for item in self.pending]
+            payloads = [PAYLOAD_ADAPTER.validate_python(scrubbed(item)) for item in self.pending]
             with EventWriter(path, task_id) as writer:
                 writer.append_many(payloads)
         except Exception as exc:

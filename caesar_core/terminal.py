@@ -1,0 +1,74 @@
+"""Text an agent controls, made safe to print: no control character reaches a terminal as itself.
+
+Agents write event text, report summaries and findings, file names, ``--version`` output. Printed
+raw, ``ESC ] 0;title BEL`` retitles the window, ``ESC [ 2J`` clears it, CR and backspace
+overwrite what caesar printed, a newline in a file name forges a line of caesar's own output,
+and bidi overrides make text read in another order than it runs. One scheme everywhere: such a
+character is shown as a C-style escape -- ``\\n`` ``\\r`` ``\\t`` by name, ``\\xNN`` for the other
+C0 controls, DEL, C1 controls and bytes that were not UTF-8 (surrogate escapes), ``\\uNNNN`` for
+bidi controls and the line and paragraph separators. Paths are also quoted the way git quotes an
+unusual path: in double quotes, with ``"`` and ``\\`` escaped.
+
+JSON output keeps its exact values: :func:`json_safe` only rewrites such characters as JSON's own
+``\\uNNNN`` escapes, which decode to the same string.
+
+Standard library only: the git layer and the bridge's neighbours may import it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+_INVISIBLE = "\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE = re.compile(f"[\t\n{_CONTROLS}{_INVISIBLE}]")
+_UNSAFE_IN_LINES = re.compile(f"[{_CONTROLS}{_INVISIBLE}]")
+"""Blocks of text (a report's details, raw output) keep their newlines and tabs."""
+_UNSAFE_IN_PATH = re.compile(f'[\t\n"\\\\{_CONTROLS}{_INVISIBLE}]')
+_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{_INVISIBLE}]")
+"""What ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal would act on."""
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+
+
+def escape_char(char: str) -> str:
+    """The visible form of one unsafe character."""
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _escape(match: re.Match[str]) -> str:
+    return escape_char(match.group())
+
+
+def safe_text(text: str, *, lines: bool = False) -> str:
+    """``text`` with every control, bidi and separator character shown as an escape.
+
+    ``lines`` keeps newlines and tabs, for blocks shown as they were written.
+    """
+    pattern = _UNSAFE_IN_LINES if lines else _UNSAFE
+    return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def quote_path(path: str) -> str:
+    """``path`` as it is when ordinary, else in double quotes with C escapes (as git does).
+
+    ``fake\\n  a.txt`` is shown ``"fake\\n  a.txt"``: never as a second line naming ``a.txt``.
+    """
+    if not _UNSAFE_IN_PATH.search(path):
+        return path
+    return '"' + _UNSAFE_IN_PATH.sub(_escape, path) + '"'
+
+
+def json_safe(serialized: str) -> str:
+    """Serialized JSON with the characters a terminal acts on written as ``\\uNNNN``.
+
+    They can only occur inside strings, so the document decodes to exactly the same value.
+    """
+    if not _UNSAFE_IN_JSON.search(serialized):
+        return serialized
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", serialized)

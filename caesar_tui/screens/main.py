@@ -1,0 +1,403 @@
+"""The main screen of ``caesar watch``: the task tree, the status line and the selected
+task's detail tabs, fed by the project's updates, and the keys that act on that task.
+
+The screen owns its panes and the messages that feed them: :class:`ProjectUpdated` from the
+app's watcher, and each detail pane's own (``ActivityView.HistoryLoaded``,
+``DiffView.DiffReady``...), which the panes load in thread workers of their own. Writes
+(answer, allow/deny, apply, cancel, discard) run :mod:`caesar_tui.actions` in thread workers
+of the screen and come back as :class:`MainScreen.Written`. A worker never touches a widget;
+what it finds comes back as a message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from caesar_core.config import WATCH_KEYS
+from caesar_core.protocol.approvals import ApprovalDecision
+from caesar_core.store.record import TaskRecord
+from caesar_core.watch import TaskView
+from caesar_tui import actions
+from caesar_tui.actions import Outcome
+from caesar_tui.announce import news
+from caesar_tui.clock import Clock
+from caesar_tui.keys import bind
+from caesar_tui.messages import Announced, ProjectUpdated
+from caesar_tui.modals.confirm import ConfirmModal
+from caesar_tui.modals.filter import FilterModal
+from caesar_tui.source import TaskFiles
+from caesar_tui.widgets.activity import ActivityView
+from caesar_tui.widgets.approvals import ApprovalCard
+from caesar_tui.widgets.diff_view import DiffProvider, DiffView
+from caesar_tui.widgets.log_view import LogView
+from caesar_tui.widgets.questions import QuestionForm, QuestionsPane
+from caesar_tui.widgets.report_view import ReportView
+from caesar_tui.widgets.status_bar import StatusBar
+from caesar_tui.widgets.task_tree import TaskTree
+from caesar_tui.workers import WorkerFailures
+
+TABS = (
+    ("activity", "Activity"),
+    ("questions", "Questions"),
+    ("diff", "Diff"),
+    ("report", "Report"),
+    ("log", "Log"),
+)
+"""The detail tabs: pane id (also the action id of the key that opens it) and title."""
+
+
+class MainScreen(WorkerFailures, Screen[None]):
+    """Every task of the project on the left, the selected one's detail on the right."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        bind("down", "move(1)", "Down", show=False, help="move to the next task"),
+        bind("up", "move(-1)", "Up", show=False, help="move to the previous task"),
+        *(
+            bind(pane, f"tab('{pane}')", title, show=False, help=f"the {title} tab")
+            for pane, title in TABS
+        ),
+        bind(
+            "next",
+            "next_needing_input",
+            "Next ?",
+            help="select the next task waiting for you (a question or an approval)",
+        ),
+        bind(
+            "answer",
+            "answer",
+            "Answer",
+            help="answer: focus the first held tool call, else the first pending question",
+        ),
+        bind(
+            "apply",
+            "apply",
+            "Apply",
+            help="apply the task's diff to your tree (the files selected in the Diff tab)",
+        ),
+        bind("cancel", "cancel_task", "Cancel", help="cancel the task"),
+        bind("discard", "discard", "Discard", help="discard the task's worktree"),
+        bind(
+            "filter", "filter", "Filter", help="filter the tasks: text, status:running, agent:codex"
+        ),
+    ]
+
+    @dataclass
+    class Written(Message):
+        """What came of a write, from its worker."""
+
+        outcome: Outcome | None
+        """None: the write failed unexpectedly (the worker's error is notified)."""
+        retry: QuestionForm | ApprovalCard | None = None
+        """The form or card that asked: it answers again if the write did not happen."""
+
+    def __init__(
+        self,
+        files: TaskFiles,
+        *,
+        clock: Clock,
+        diff_provider: DiffProvider,
+        project: str,
+        keys: Mapping[str, str] | None = None,
+    ) -> None:
+        """Args:
+        files: What the panes read of a task, and the store the writes go through.
+        clock: The app's clock.
+        diff_provider: Computes a task's diff (in the Diff tab's worker).
+        project: The project's name, for the status line.
+        keys: The keys in force by action id (``[watch.keys]``), for the tabs' titles.
+        """
+        super().__init__()
+        self.files = files
+        self.clock = clock
+        self.diff_provider = diff_provider
+        self.project = project
+        self.keys = {**WATCH_KEYS, **(keys or {})}
+        self.views: dict[str, TaskView] = {}
+        """The latest view of every task of the project."""
+        self.filter_text = ""
+        self.loaded = asyncio.Event()
+        """Set once the first scan is on screen: tests and the benchmark wait on it."""
+
+    def compose(self) -> ComposeResult:
+        files = self.files
+        yield StatusBar(id="status")
+        with Horizontal(id="main"):
+            yield TaskTree(id="tasks")
+            with TabbedContent(id="detail", initial="activity"):
+                panes = {
+                    "activity": ActivityView(files.history, self.clock, id="activity-view"),
+                    "questions": QuestionsPane(id="questions-pane", clock=self.clock),
+                    "diff": DiffView(self.diff_provider, id="diff-view"),
+                    "report": ReportView(files.report, id="report-view"),
+                    "log": LogView(files.raw_log, id="log-view"),
+                }
+                for pane, title in TABS:
+                    with TabPane(f"{self._key_of(pane)} {title}", id=pane):
+                        yield panes[pane]
+        yield Footer()
+
+    def _key_of(self, action_id: str) -> str:
+        """The first key of an action, as the footer shows keys."""
+        key = self.keys[action_id].split(",")[0].strip()
+        return self.app.get_key_display(Binding(key, action_id))
+
+    def on_mount(self) -> None:
+        self.query_one(TaskTree).focus()
+        self.set_interval(1.0, self.tick)
+
+    # -- the project, live -------------------------------------------------------------------
+
+    @on(ProjectUpdated)
+    def _project_updated(self, update: ProjectUpdated) -> None:
+        before = {task_id: self.views[task_id] for task_id in update.views if task_id in self.views}
+        self.views.update(update.views)
+        tree = self.query_one(TaskTree)
+        tree.update_views(update.views, self.clock())
+        self._status()
+        selected = tree.selected_id
+        if selected is None and tree.ids_in_order():
+            tree.select_task(tree.ids_in_order()[0])
+            selected = tree.selected_id
+        if selected in update.views:
+            activity = self.query_one(ActivityView)
+            if activity.task_id != selected or selected in update.resets:
+                self._show(selected)
+            else:
+                activity.extend(selected, update.events.get(selected, []))
+                self._refresh_detail(selected)
+        if not update.full:  # the first scan is what was there, not news
+            for item in news(before, update.views):
+                self.post_message(Announced(item, on_screen=item.task_id == selected))
+        self.loaded.set()
+
+    def tick(self) -> None:
+        """Once a second: ages, stall marks, spinners and countdowns follow the clock."""
+        now = self.clock()
+        self.query_one(TaskTree).refresh_labels(now)
+        self.query_one(ActivityView).tick()
+        self.query_one(QuestionsPane).tick(now)
+
+    def _status(self) -> None:
+        self.query_one(StatusBar).show(self.views.values(), self.project, self.filter_text)
+
+    # -- the selected task -------------------------------------------------------------------
+
+    @on(TaskTree.Selected)
+    def _selected(self, message: TaskTree.Selected) -> None:
+        if self.query_one(ActivityView).task_id != message.task_id:
+            self._show(message.task_id)
+
+    def _show(self, task_id: str) -> None:
+        self.query_one(ActivityView).follow(task_id)
+        self._refresh_detail(task_id)
+
+    def _refresh_detail(self, task_id: str) -> None:
+        """The panes that show ``task_id``'s state; the tabs not open wait until they are."""
+        view = self.views.get(task_id)
+        if view is None:
+            return
+        self.query_one(QuestionsPane).show(view)
+        active = self.query_one(TabbedContent).active
+        if active == "diff":
+            self.query_one(DiffView).load(view.record)
+        elif active == "report":
+            self.query_one(ReportView).load(view)
+        elif active == "log":
+            self.query_one(LogView).load(task_id)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        task_id = self.query_one(TaskTree).selected_id
+        if task_id is not None:
+            self._refresh_detail(task_id)
+
+    @on(TaskTree.Opened)
+    def _opened(self) -> None:
+        self.action_focus_detail()
+
+    @on(QuestionsPane.Dismissed)
+    def _questions_left(self) -> None:
+        self.query_one(TaskTree).focus()
+
+    def _selected_record(self) -> TaskRecord | None:
+        task_id = self.query_one(TaskTree).selected_id
+        return self.views[task_id].record if task_id in self.views else None
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        tree = self.query_one(TaskTree)
+        if delta > 0:
+            tree.action_cursor_down()
+        else:
+            tree.action_cursor_up()
+
+    def action_focus_detail(self) -> None:
+        pane = self.query_one(TabbedContent).active
+        if pane == "questions":
+            self.query_one(QuestionsPane).focus_first_question()
+        elif pane:
+            self.query_one(f"#{pane} > *").focus()
+
+    def action_tab(self, pane: str) -> None:
+        self.query_one(TabbedContent).active = pane
+
+    def action_next_needing_input(self) -> None:
+        tree = self.query_one(TaskTree)
+        order = tree.ids_in_order()
+        waiting = [task_id for task_id in order if self.views[task_id].needs_input]
+        if not waiting:
+            self.notify("no task is waiting for an answer")
+            return
+        current = tree.selected_id
+        later = [i for i in waiting if current is None or order.index(i) > order.index(current)]
+        tree.select_task((later or waiting)[0])
+
+    def action_answer(self) -> None:
+        task_id = self.query_one(TaskTree).selected_id
+        view = self.views.get(task_id) if task_id is not None else None
+        if view is None or not (view.pending or view.approvals):
+            self.notify("the selected task has no pending question or approval")
+            return
+        self.action_tab("questions")
+        self.query_one(QuestionsPane).focus_first_question()
+
+    def action_filter(self) -> None:
+        def chosen(text: str | None) -> None:
+            if text is not None:
+                self.filter_text = text.strip()
+                self.query_one(TaskTree).set_filter(self.filter_text, self.clock())
+                self._status()
+
+        self.app.push_screen(FilterModal(self.filter_text), chosen)
+
+    def action_apply(self) -> None:
+        record = self._selected_record()
+        if record is None:
+            return
+        if not record.worktree_path:
+            self.notify("this task ran in place: its changes are already in your tree")
+            return
+        diff_view = self.query_one(DiffView)
+        paths: list[str] | None = None
+        if diff_view.task_id == record.id and diff_view.diff is not None:
+            if not diff_view.selected_paths:
+                self.notify("no file selected in the Diff tab (space toggles, a selects all)")
+                return
+            if not diff_view.all_selected:
+                paths = diff_view.selected_paths
+        body = paths if paths is not None else ["every file of the task's diff"]
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self._apply(record, paths)
+
+        self.app.push_screen(
+            ConfirmModal(f"Apply {record.id[2:10]} to your working tree?", body), decided
+        )
+
+    def action_cancel_task(self) -> None:
+        record = self._selected_record()
+        if record is None or record.status.terminal:
+            self.notify("the selected task has already ended")
+            return
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self._cancel(record.id)
+
+        self.app.push_screen(
+            ConfirmModal(f"Cancel {record.id[2:10]}?", [record.objective]), decided
+        )
+
+    def action_discard(self) -> None:
+        record = self._selected_record()
+        if record is None or not record.worktree_path:
+            self.notify("the selected task has no worktree to discard")
+            return
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self._discard(record)
+
+        self.app.push_screen(
+            ConfirmModal(
+                f"Discard the worktree of {record.id[2:10]}?",
+                [record.worktree_path, "work never applied is kept: use `caesar discard --force`"],
+            ),
+            decided,
+        )
+
+    # -- writes: caesar_tui/actions.py in thread workers --------------------------------------
+
+    @on(QuestionForm.Answered)
+    def _answered(self, message: QuestionForm.Answered) -> None:
+        self._write_answer(message.form, message.task_id, message.question_id, message.answer)
+
+    @on(ApprovalCard.Decided)
+    def _decided(self, message: ApprovalCard.Decided) -> None:
+        self._write_decision(message.card, message.task_id, message.approval_id, message.decision)
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _write_answer(self, form: QuestionForm, task_id: str, question_id: str, text: str) -> None:
+        outcome = None
+        try:
+            outcome = actions.answer(self.files.store, task_id, question_id, text)
+        finally:
+            self.post_message(self.Written(outcome, form))
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _write_decision(
+        self, card: ApprovalCard, task_id: str, approval_id: str, decision: ApprovalDecision
+    ) -> None:
+        outcome = None
+        try:
+            outcome = actions.decide(self.files.store, task_id, approval_id, decision)
+        finally:
+            self.post_message(self.Written(outcome, card))
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _apply(self, record: TaskRecord, paths: list[str] | None) -> None:
+        self.post_message(self.Written(actions.apply(self.files.store, record, paths)))
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _cancel(self, task_id: str) -> None:
+        self.post_message(self.Written(actions.cancel(self.files.store, task_id)))
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _discard(self, record: TaskRecord) -> None:
+        self.post_message(self.Written(actions.discard(self.files.store, record)))
+
+    @on(Written)
+    def _written(self, message: Written) -> None:
+        outcome = message.outcome
+        if message.retry is not None and (outcome is None or not outcome.ok):
+            message.retry.reopen()  # nothing was written: the form or card may answer again
+        if outcome is None:
+            return
+        if outcome.conflicts:
+            self.app.push_screen(
+                ConfirmModal(
+                    outcome.text,
+                    [f"conflict: {path}" for path in outcome.conflicts],
+                    conflicts=list(outcome.conflicts),
+                )
+            )
+            return
+        self.notify(
+            outcome.text,
+            title=outcome.title,
+            severity="information" if outcome.ok else "error",
+            markup=False,
+        )
