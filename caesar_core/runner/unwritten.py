@@ -17,7 +17,7 @@ from datetime import datetime
 
 from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
-from caesar_core.fs import atomic_write, dump_json
+from caesar_core.protocol.documents import write_report
 from caesar_core.protocol.event import Error, Finished
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.taskdir import TaskPaths
@@ -71,13 +71,14 @@ def conclude_unwritten(
         ],
     )
     with contextlib.suppress(OSError):
-        atomic_write(paths.report, dump_json(report.to_json_dict()))
+        write_report(paths.report, report)
+    finished = None
     with (
         contextlib.suppress(OSError, CaesarError),
         EventWriter(paths.events, task_id, clock=clock) as closing,
     ):
         closing.append(Error(message=reason, fatal=True))
-        closing.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
+        finished = closing.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
     last = error
     for attempt, pause in enumerate(RECORD_RETRIES_S):
         if attempt:
@@ -91,6 +92,7 @@ def conclude_unwritten(
                 report_status=ReportStatus.FAILED,
                 report_source=ReportSource.SYNTHESIZED,
                 ended_reason=reason,
+                finished_seq=finished.seq if finished else None,
             )
             return final, report
         except OSError as again:
