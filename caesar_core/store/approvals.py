@@ -1,9 +1,11 @@
 """Reading and answering the approvals of a task directory (see ``protocol.approvals``).
 
 An answer is created exclusively: of two people (or a person and the timeout) answering at
-once, exactly one wins and the other is told who did. ``approvals/`` is in the task directory,
-which the agent can write: everything goes through :mod:`caesar_core.safefs`, so a link there
-is refused, never followed.
+once, exactly one wins and the other is told who did. The asks are in the task directory's
+``approvals/``, which the agent can write: everything goes through :mod:`caesar_core.safefs`, so
+a link there is refused, never followed. The answers are in caesar's state directory
+(:func:`caesar_core.layout.approval_answers`), where the agent whose call is held cannot
+approve it itself.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from caesar_core import safefs
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.fs import dump_json
+from caesar_core.layout import approval_answers
 from caesar_core.protocol.approvals import (
     APPROVAL_ADAPTER,
     APPROVAL_ANSWER_ADAPTER,
@@ -56,10 +59,17 @@ def approvals_dir(task_dir: Path) -> Path:
     return task_dir / APPROVALS_DIR
 
 
+def answer_file(task_dir: Path, approval_id: str) -> Path:
+    """Where the answer to approval ``approval_id`` of the task at ``task_dir`` is kept."""
+    root, folder = approval_answers(task_dir)
+    return root / folder / f"{check_name(approval_id, 'approval id')}{ANSWER_SUFFIX}"
+
+
 def read_answer(task_dir: Path, approval_id: str) -> ApprovalAnswer | None:
     name = check_name(approval_id, "approval id")
+    root, folder = approval_answers(task_dir)
     try:
-        raw = safefs.read_bytes(task_dir, f"{APPROVALS_DIR}/{name}{ANSWER_SUFFIX}")
+        raw = safefs.read_bytes(root, f"{folder}/{name}{ANSWER_SUFFIX}")
     except FileNotFoundError:
         return None
     return parse(APPROVAL_ANSWER_ADAPTER, raw)
@@ -105,8 +115,9 @@ def answer_approval(
             id=name, decision=decision, answered_at=datetime.now(UTC), answered_by=by
         )
         data = dump_json(answer.to_json_dict())
+        root, folder = approval_answers(task_dir)
         try:
-            safefs.create_exclusive(task_dir, f"{APPROVALS_DIR}/{name}{ANSWER_SUFFIX}", data)
+            safefs.create_exclusive(root, f"{folder}/{name}{ANSWER_SUFFIX}", data)
         except FileExistsError:
             existing = read_answer(task_dir, name)
             raise AlreadyDecidedError(existing or answer) from None

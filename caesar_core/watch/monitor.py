@@ -26,6 +26,7 @@ from caesar_core.errors import CaesarError
 from caesar_core.events.activity import Activity
 from caesar_core.events.fold import ActivityFold
 from caesar_core.events.tail import EventTail, read_last_events
+from caesar_core.layout import APPROVAL_ANSWERS_DIR
 from caesar_core.protocol.approvals import Approval, ApprovalAnswer
 from caesar_core.protocol.event import Event
 from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
@@ -198,6 +199,9 @@ class ProjectMonitor:
         if len(parts) == 3 and parts[:2] == ("state", "tasks") and parts[2].endswith(".json"):
             task_id = parts[2][: -len(".json")]
             return (task_id, "record") if TASK_ID_PATTERN.fullmatch(task_id) else None
+        if len(parts) >= 3 and parts[:2] == ("state", APPROVAL_ANSWERS_DIR):
+            # The answers to a task's approvals, kept out of the agent's reach.
+            return (parts[2], "approvals") if TASK_ID_PATTERN.fullmatch(parts[2]) else None
         if len(parts) >= 3 and parts[0] == "tasks" and TASK_ID_PATTERN.fullmatch(parts[1]):
             name = parts[2]
             if name == "events.jsonl":
