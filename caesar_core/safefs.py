@@ -317,15 +317,23 @@ def atomic_write(root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o
     file) is replaced, never written through. A directory in its place is refused."""
     parent, name = _split(rel)
     with directory(root, parent, create=True) as dfd:
-        tmp = _durable_temp(dfd, name, data, mode)
-        try:
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except OSError as error:
-            _unlink_quietly(tmp, dfd)
-            raise _explain(error, root / rel, "file", parent=dfd, name=name) from None
-        except BaseException:
-            _unlink_quietly(tmp, dfd)
-            raise
+        write_in(dfd, name, data, mode=mode, shown=root / rel)
+
+
+def write_in(
+    dfd: int, name: str, data: bytes, *, mode: int = 0o644, shown: PurePath | str = ""
+) -> None:
+    """``atomic_write`` of the entry ``name`` of an open directory ``dfd``: for a writer that
+    holds the directory itself, wherever it has been moved since."""
+    tmp = _durable_temp(dfd, name, data, mode)
+    try:
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except OSError as error:
+        _unlink_quietly(tmp, dfd)
+        raise _explain(error, shown or name, "file", parent=dfd, name=name) from None
+    except BaseException:
+        _unlink_quietly(tmp, dfd)
+        raise
 
 
 def create_exclusive(root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o644) -> None:
@@ -420,21 +428,28 @@ def move_aside(root: Path, rel: str | PurePath) -> str:
     """
     parent, name = _split(rel)
     with directory(root, parent) as dfd:
-        for n in range(1, _MAX_ASIDE):
-            aside = f"{name[:200]}{ASIDE}{n}"
-            try:
-                os.stat(aside, dir_fd=dfd, follow_symlinks=False)
-                continue
-            except FileNotFoundError:
-                pass
-            try:
-                os.rename(name, aside, src_dir_fd=dfd, dst_dir_fd=dfd)
-            except OSError as error:
-                if error.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR, errno.ENOTDIR):
-                    continue  # the name was taken meanwhile
-                raise
-            return str(parent / aside)
-    raise UnsafeFileError(root / rel, f"cannot be moved aside: {_MAX_ASIDE} entries already were")
+        return str(parent / move_aside_in(dfd, name, shown=root / rel))
+
+
+def move_aside_in(dfd: int, name: str, *, shown: PurePath | str = "") -> str:
+    """``move_aside`` of the entry ``name`` of an open directory; the new name."""
+    for n in range(1, _MAX_ASIDE):
+        aside = f"{name[:200]}{ASIDE}{n}"
+        try:
+            os.stat(aside, dir_fd=dfd, follow_symlinks=False)
+            continue
+        except FileNotFoundError:
+            pass
+        try:
+            os.rename(name, aside, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except OSError as error:
+            if error.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR, errno.ENOTDIR):
+                continue  # the name was taken meanwhile
+            raise
+        return aside
+    raise UnsafeFileError(
+        shown or name, f"cannot be moved aside: {_MAX_ASIDE} entries already were"
+    )
 
 
 def refused_entries(root: Path) -> list[tuple[str, str]]:

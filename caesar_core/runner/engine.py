@@ -280,7 +280,7 @@ class Runner:
                         Started(agent=adapter.id, command=_shown(launch.argv, prepared.prompt))
                     )
                 with (
-                    injected(launch.files),
+                    injected(launch.files, (Path(task.workspace), paths.root)),
                     EventWriter(paths.events, task.id, clock=self.clock) as stream,
                 ):
                     watchdog.arm()
