@@ -24,7 +24,10 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         views = {task_id: monitor.view(task_id, now) for task_id in monitor.ids()}
     finally:
         monitor.close()
+    broken = [safe_text(f"broken {problem}") for problem in monitor.problems]
     if not views:
+        if broken:
+            return "\n".join(broken) + "\n"
         return "no tasks yet: start one with `caesar run OBJECTIVE --agent demo`\n"
     counts: dict[str, int] = {}
     for view in views.values():
@@ -40,6 +43,8 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         mark = NEEDS_INPUT.glyph if view.needs_input else STATUS[record.status].glyph
         headline = safe_text(view.asking if view.needs_input else view.activity.headline)
         stalled = " (stalled)" if view.activity.stalled else ""
+        if view.problem:
+            stalled += f"  [broken: {safe_text(view.problem)}]"
         lines.append(
             f"{'  ' * level}{mark} {record.id}  {safe_text(record.role or record.agent):<10} "
             f"{age((now - record.created_at).total_seconds()):>4}  {headline}{stalled}"
@@ -54,4 +59,4 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
             options = f" [{' / '.join(question.options)}]" if question.options else ""
             asked = safe_text(question.question + options)
             lines.append(f"question {view.id} {question.id}: {asked}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + broken) + "\n"

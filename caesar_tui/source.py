@@ -110,9 +110,9 @@ class ProjectSource:
             ):
                 if store.home.exists():
                     break
-        # Only the task directories and the records: worktrees also live under .caesar, and
-        # an agent's npm install there must not flood the app with notifications.
-        watched = [store.tasks_dir, store.records_dir]
+        # Only the task directories, the records and the approvals' answers: worktrees also
+        # live under .caesar, and an agent's npm install there must not flood the app.
+        watched = [store.tasks_dir, store.records_dir, store.approval_answers_dir]
         for directory in watched:
             await asyncio.to_thread(directory.mkdir, parents=True, exist_ok=True)
         stream = awatch(

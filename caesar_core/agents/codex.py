@@ -15,11 +15,11 @@ tool calls than it attempted.
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 from typing import Any
 
+from caesar_core import safefs
 from caesar_core.agents.base import (
     Capabilities,
     Invocation,
@@ -226,7 +226,7 @@ def _shown(text: str) -> str:
     if not text.startswith("{"):
         return text
     try:
-        report = json.loads(text)
+        report = safefs.loads(text)
     except ValueError:
         return text
     summary = report.get("summary") if isinstance(report, dict) else None

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from caesar_core import safefs
 from caesar_core.agents.base import (
     Capabilities,
     Invocation,
@@ -199,7 +200,7 @@ def _api_message(value: object) -> str:
     if match is None:
         return text
     try:
-        body = json.loads(match.group(1))
+        body = safefs.loads(match.group(1))
     except ValueError:
         return match.group(1).strip() or text
     inner = body.get("error") if isinstance(body, dict) else None
@@ -296,7 +297,7 @@ def channel_settings(path: Path, command: Sequence[str]) -> str:
     that does not parse is replaced for the run only.
     """
     try:
-        current = json.loads(path.read_text())
+        current = safefs.loads(path.read_text())
     except (OSError, ValueError):
         current = {}
     settings = current if isinstance(current, dict) else {}

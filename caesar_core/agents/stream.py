@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from caesar_core import safefs
 from caesar_core.bridge.scan import clip, redact
 from caesar_core.protocol.event import EventPayload, ToolStatus, ToolUse
 from caesar_core.protocol.report import Usage
@@ -65,7 +66,7 @@ class JsonStreamTranslator:
         if not text:
             return []
         try:
-            obj = json.loads(text)
+            obj = safefs.loads(text)
         except ValueError:
             self.skipped += 1
             return []

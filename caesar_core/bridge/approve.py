@@ -3,7 +3,9 @@
 The files are those of ``caesar_core.protocol.approvals`` (read there with pydantic by
 ``caesar approve`` and ``caesar watch``); here they are written and read with the stdlib
 because this runs inside a hook process. The ask is ``<task_dir>/approvals/<id>.json``, created
-exclusively; the answer ``<id>.answer.json`` is created exclusively by whoever answers first.
+exclusively; the answer ``<id>.answer.json`` is created exclusively by whoever answers first, in
+caesar's state directory (``caesar_core.layout.approval_answers``), never in the task directory:
+there the agent whose call is held could approve it itself.
 Every string of the ask (the tool's name included) has gone through the scanner. The task
 directory is the agent's to write: every file here goes through :mod:`caesar_core.safefs` (a
 linked ``approvals/`` is refused, never written through; a FIFO answer is no answer, never
@@ -25,6 +27,7 @@ from typing import Any
 
 from caesar_core.bridge.scan import scrubbed
 from caesar_core.fs import dump_json
+from caesar_core.layout import approval_answers
 from caesar_core.safefs import create_exclusive, read_json
 
 POLL_S = 0.1
@@ -68,8 +71,9 @@ def ask(
 
 def read_answer(task_dir: Path, approval_id: str) -> tuple[str, str] | None:
     """``(decision, answered_by)`` once answered, else None; an unreadable answer is none."""
+    root, folder = approval_answers(task_dir)
     try:
-        data = read_json(task_dir, f"{FOLDER}/{approval_id}{ANSWER_SUFFIX}")
+        data = read_json(root, f"{folder}/{approval_id}{ANSWER_SUFFIX}")
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("decision") not in ("allow", "deny"):
@@ -101,8 +105,9 @@ def wait(
         "answered_at": iso_now(),
         "answered_by": "timeout",
     }
+    root, folder = approval_answers(task_dir)
     try:
-        create_exclusive(task_dir, f"{FOLDER}/{approval_id}{ANSWER_SUFFIX}", dump_json(document))
+        create_exclusive(root, f"{folder}/{approval_id}{ANSWER_SUFFIX}", dump_json(document))
     except FileExistsError:  # someone answered in the last instant: theirs stands
         return read_answer(task_dir, approval_id) or (on_timeout, "timeout")
     except OSError:  # approvals/ replaced meanwhile: the timeout's decision stands, unwritten

@@ -159,7 +159,7 @@ def settings(project: str, env: Mapping[str, str]) -> dict[str, Any]:
     from pathlib import Path
 
     from caesar_core.config import ConfigError, load_config
-    from caesar_core.store.root import project_of_task
+    from caesar_core.layout import project_of_task
 
     xdg = env.get("XDG_CONFIG_HOME", "")
     home = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(env.get("HOME", "~")) / ".config"

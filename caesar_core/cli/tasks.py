@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from datetime import UTC, datetime
@@ -16,8 +17,10 @@ from caesar_core.humanize import age, one_line
 from caesar_core.terminal import json_safe, quote_path, safe_text
 
 if TYPE_CHECKING:
-    from caesar_core.events import EventFormatter, EventTail
+    from caesar_core.events import EventTail
+    from caesar_core.protocol.event import Event, FinishedEvent
     from caesar_core.runner.engine import Outcome, Prepared, Runner
+    from caesar_core.store import TaskRecord
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -142,7 +145,7 @@ def execute_live(runner: Runner, prepared: Prepared, as_json: bool) -> Outcome:
         if as_json:
             finished.wait()
         else:
-            _follow_until(prepared.paths.root, prepared.paths.events, finished)
+            _follow_until(runner, prepared, finished)
     except KeyboardInterrupt:
         interrupted.set()
         if not as_json:
@@ -175,31 +178,86 @@ def _workspace(root: Path) -> Path:
     return here if here == root or root in here.parents else root
 
 
-def _follow_until(task_dir: Path, events: Path, done: threading.Event) -> None:
+def _follow_until(runner: Runner, prepared: Prepared, done: threading.Event) -> None:
     from watchfiles import watch
 
-    from caesar_core.events import EventFormatter, EventTail
+    from caesar_core.events import EventTail
 
-    formatter = EventFormatter()
-    with EventTail(events) as tail:
+    printer = _EventPrinter(as_json=False)
+    with EventTail(prepared.paths.events) as tail:
         for _ in watch(
-            task_dir,
+            prepared.paths.root,
             debounce=50,
             rust_timeout=250,
             yield_on_timeout=True,
             recursive=False,
             stop_event=done,
         ):
-            _print_batch(tail, formatter)
-        _print_batch(tail, formatter)
+            printer.batch(tail)
+        printer.batch(tail)
+    # The task is concluded: its record names caesar's own finished event.
+    printer.settle(runner.store.get(prepared.task.id))
 
 
-def _print_batch(tail: EventTail, formatter: EventFormatter) -> None:
-    batch = tail.read()
-    for event in batch.events:
-        click.echo(formatter.format(event))
-    for bad in batch.bad:
-        click.echo(safe_text(f"  (events line {bad.line} skipped: {bad.reason})"), err=True)
+class _EventPrinter:
+    """A task's events as they land, on stdout; ``finished`` events wait for :meth:`settle`.
+
+    Agents can append any line to their log, one that looks like caesar's ending too: only the
+    ``finished`` event caesar's record names (``finished_seq``) is shown as the outcome, so
+    such events are held until the record can be asked, then shown for what they are.
+    """
+
+    def __init__(self, *, as_json: bool) -> None:
+        from caesar_core.events import EventFormatter
+
+        self.as_json = as_json
+        self.formatter = EventFormatter()
+        self._held: list[FinishedEvent] = []
+        self._problem = ""
+
+    def batch(self, tail: EventTail) -> None:
+        from caesar_core.protocol.event import FinishedEvent
+
+        batch = tail.read()
+        for event in batch.events:
+            if isinstance(event, FinishedEvent):
+                self._held.append(event)
+            else:
+                self._echo(event)
+        for bad in batch.bad:
+            click.echo(safe_text(f"caesar: events line {bad.line} skipped: {bad.reason}"), err=True)
+        if tail.problem and tail.problem != self._problem:
+            click.echo(safe_text(f"caesar: the events log is not read: {tail.problem}"), err=True)
+        self._problem = tail.problem
+
+    def settle(self, record: TaskRecord) -> None:
+        """Show the held ``finished`` events, judged by ``record``; when the task ended and
+        none of them is caesar's, say the outcome from the record."""
+        if record.legacy_ending:
+            self.formatter.trust_any()
+        else:
+            self.formatter.trust_finished(record.ending_seq)
+        held, self._held = self._held, []
+        shown = False
+        for event in held:
+            self._echo(event)
+            shown = shown or self.formatter.caesars(event)
+        if record.status.terminal and not shown and not self.as_json:
+            why = f": {record.ended_reason}" if record.ended_reason else ""
+            click.echo(safe_text(f"caesar's record: {record.status.value}{why}"))
+
+    def _echo(self, event: Event) -> None:
+        from caesar_core.protocol.event import FinishedEvent
+
+        if not self.as_json:
+            click.echo(self.formatter.format(event))
+            return
+        if isinstance(event, FinishedEvent) and not self.formatter.caesars(event):
+            data = event.model_dump(mode="json", exclude_none=True)
+            data["not_caesars"] = "a finished event caesar did not write"
+            click.echo(json_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":"))))
+            return
+        click.echo(json_safe(event.model_dump_json(exclude_none=True)))
 
 
 def _outcome_json(outcome: Outcome) -> dict[str, Any]:
@@ -262,9 +320,11 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     from caesar_core.store.approvals import pending_approvals
 
     store = TaskStore(root)
-    sweep(store)
+    swept = sweep(store)
     listing = store.list()
     records = listing.records
+    # One broken task is listed as broken, with the reason; it never hides the others.
+    broken = {path.stem: problem for path, problem in listing.problems}
     if statuses:
         wanted = {s.strip() for s in statuses.split(",") if s.strip()}
         unknown = wanted - {s.value for s in TaskStatus}
@@ -291,14 +351,18 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
                     **r.to_json_dict(),
                     "pending_questions": [q.to_json_dict() for q in questions.get(r.id, [])],
                     "pending_approvals": [a.to_json_dict() for a in held.get(r.id, [])],
+                    **({"problem": swept.problems[r.id]} if r.id in swept.problems else {}),
                 }
                 for r in records
             ]
+            + [{"id": task, "status": "broken", "problem": why} for task, why in broken.items()]
         )
         return
     for path, problem in listing.problems:
         click.echo(safe_text(f"caesar: skipped {path}: {problem}"), err=True)
-    if not records:
+    for task, problem in swept.problems.items():
+        click.echo(safe_text(f"caesar: task {task} could not be concluded: {problem}"), err=True)
+    if not records and not broken:
         click.echo("no tasks yet: start one with `caesar run OBJECTIVE --agent demo`")
         return
     now = datetime.now(UTC)
@@ -309,13 +373,17 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
             [
                 "  " * level + record.id,
                 record.agent + (f"/{record.role}" if record.role else ""),
-                record.status.value + (" ?" if waiting else ""),
+                record.status.value
+                + (" ?" if waiting else "")
+                + (" (broken)" if record.id in swept.problems else ""),
                 record.report_status.value if record.report_status else "-",
                 f"{record.isolation.value}/{record.mode.value}",
                 age(record.age(now)),
                 one_line(record.objective, 48),
             ]
         )
+    for task, problem in broken.items():
+        rows.append([task, "-", "broken", "-", "-", "-", one_line(problem, 48)])
     table(rows, ["TASK", "AGENT", "STATUS", "REPORT", "WHERE", "AGE", "OBJECTIVE"])
 
 
@@ -326,27 +394,25 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
 @project_options
 def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> None:
     """Print a task's events (or raw output), optionally following it live."""
-    from caesar_core.events import EventFormatter, EventTail, LineTail
+    from caesar_core.events import EventTail, LineTail
+    from caesar_core.runner.sweep import sweep_one
     from caesar_core.store import TaskStore
 
     store = TaskStore(root)
-    store.get(task_id)
+    _, problem = sweep_one(store, store.get(task_id))  # an abandoned task concluded, then shown
+    if problem:
+        click.echo(safe_text(f"caesar: {problem}"), err=True)
     paths = store.paths(task_id)
-    formatter = EventFormatter()
+    printer = _EventPrinter(as_json=as_json)
 
-    def flush_events(tail: EventTail) -> None:
-        batch = tail.read()
-        for event in batch.events:
-            if as_json:
-                click.echo(json_safe(event.model_dump_json(exclude_none=True)))
-            else:
-                click.echo(formatter.format(event))
-        for bad in batch.bad:
-            click.echo(safe_text(f"caesar: events line {bad.line} skipped: {bad.reason}"), err=True)
+    told = [""]
 
     def flush_raw(tail: LineTail) -> None:
         for line in tail.read().lines:
             click.echo(safe_text(line.decode("utf-8", errors="replace"), lines=True))
+        if tail.problem and tail.problem != told[0]:
+            click.echo(safe_text(f"caesar: raw.log is not read: {tail.problem}"), err=True)
+        told[0] = tail.problem
 
     with EventTail(paths.events) as events, LineTail(paths.raw_log) as lines:
 
@@ -354,10 +420,12 @@ def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> No
             if raw:
                 flush_raw(lines)
             else:
-                flush_events(events)
+                printer.batch(events)
 
         flush()
         if not follow:
+            if not raw:
+                printer.settle(store.get(task_id))
             return
         from watchfiles import watch
 
@@ -372,8 +440,11 @@ def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> No
                 stop_event=stop,
             ):
                 flush()
-                if store.get(task_id).status.terminal:
+                record = store.get(task_id)
+                if record.status.terminal:
                     flush()
+                    if not raw:
+                        printer.settle(store.get(task_id))
                     stop.set()
         except KeyboardInterrupt:
             return

@@ -9,13 +9,13 @@ something is rendered.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
+from caesar_core import safefs
 from caesar_core.events.activity import (
     Activity,
     ActivityStatus,
@@ -59,6 +59,7 @@ _SPEECH_SLACK = 4 * SPEECH_CAP
 """Fragments are joined and trimmed only past this, so a delta stream is not re-joined per event."""
 _REPORT_MAX = 256 * 1024
 """Longest utterance still kept whole because it may be a JSON report awaiting its end."""
+_ENDINGS_KEPT = 16
 _FENCE = re.compile(r"```[A-Za-z]*\s*(.*?)\s*```", re.DOTALL)
 _ZERO = timedelta(0)
 
@@ -78,6 +79,8 @@ class ActivityFold:
 
     def __init__(self, task_id: str = "") -> None:
         self.task_id = task_id
+        self._gated = False
+        self._trusted: int | None = None
         # One bound method per type: the whole per-event dispatch is a dict lookup.
         self._handlers: dict[str, Callable[[Any], None]] = {
             kind: getattr(self, f"_on_{kind}") for kind in EVENT_TYPES
@@ -112,6 +115,8 @@ class ActivityFold:
         self._fatal: ErrorEvent | None = None
         self._errors = 0
         self._finished: FinishedEvent | None = None
+        self._endings: dict[int, FinishedEvent] = {}
+        """``finished`` events not judged yet (gated, caesar's one not named): the last few."""
 
     # -- folding ---------------------------------------------------------------------------
 
@@ -209,7 +214,38 @@ class ActivityFold:
             self._fatal = event
 
     def _on_finished(self, event: FinishedEvent) -> None:
-        self._finished = event
+        if not self._gated:
+            self._finished = event
+        elif self._trusted is not None:
+            if event.seq == self._trusted:
+                self._finished = event
+        else:
+            self._endings[event.seq] = event
+            if len(self._endings) > _ENDINGS_KEPT:
+                del self._endings[next(iter(self._endings))]
+
+    def trust_finished(self, seq: int | None) -> None:
+        """From now on only the ``finished`` event numbered ``seq`` ends the task: caesar's own,
+        as its record names it (``None``: caesar has not written it yet). Agents can append a
+        line that looks like a ``finished``; it never makes the task look ended. A fold never
+        told this (a log on its own) takes every ``finished`` it sees."""
+        self._gated = True
+        self._trusted = seq
+        if seq is None:
+            if self._finished is not None:
+                self._endings[self._finished.seq] = self._finished
+            self._finished = None
+        elif self._finished is None or self._finished.seq != seq:
+            self._finished = self._endings.get(seq)
+
+    def trust_any(self) -> None:
+        """Back to taking every ``finished`` (the last wins): for a task whose record predates
+        ``finished_seq`` (``TaskRecord.legacy_ending``)."""
+        self._gated = False
+        if self._endings:
+            last = list(self._endings.values())[-1]
+            if self._finished is None or last.seq > self._finished.seq:
+                self._finished = last
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -360,8 +396,8 @@ def _report_summary(text: str) -> str | None:
     if not body.startswith("{"):
         return None
     try:
-        doc = json.loads(body)
-    except ValueError:
+        doc = safefs.loads(body)  # what the agent said: a deep nesting is refused, not recursed
+    except (ValueError, RecursionError):
         return None
     if not isinstance(doc, dict):
         return None

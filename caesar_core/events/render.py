@@ -36,6 +36,23 @@ class EventFormatter:
     def __init__(self, width: int = _WIDTH) -> None:
         self.width = width
         self._open: OpenCalls[ToolUseEvent] = OpenCalls(cap=256)
+        self._gated = False
+        self._trusted: int | None = None
+
+    def trust_finished(self, seq: int | None) -> None:
+        """Only the ``finished`` event numbered ``seq`` (caesar's own, as its record names it;
+        ``None``: none yet) reads as the task's ending; any other is shown as a line caesar
+        did not write. A formatter never told this shows every ``finished`` as it is."""
+        self._gated = True
+        self._trusted = seq
+
+    def trust_any(self) -> None:
+        """Show every ``finished`` as it is (a record older than ``finished_seq``)."""
+        self._gated = False
+
+    def caesars(self, event: FinishedEvent) -> bool:
+        """Whether ``event`` is caesar's own ending (always, for a formatter never told)."""
+        return not self._gated or (self._trusted is not None and event.seq == self._trusted)
 
     def format(self, event: Event) -> str:
         stamp = event.at.astimezone().strftime("%H:%M:%S")
@@ -66,7 +83,10 @@ class EventFormatter:
                 return f"{'FATAL' if event.fatal else 'error'}     {event.message}"
             case FinishedEvent():
                 code = "" if event.exit_code is None else f" (exit {event.exit_code})"
-                return f"finished  {event.status.value}{code}: {one_line(event.summary)}"
+                said = f"{event.status.value}{code}: {one_line(event.summary)}"
+                if not self.caesars(event):
+                    return f"ignored   a finished line caesar did not write ({said})"
+                return f"finished  {said}"
         return event.type  # pragma: no cover - the union is exhaustive
 
     def _tool(self, event: ToolUseEvent) -> str:

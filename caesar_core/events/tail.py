@@ -9,6 +9,10 @@ truncated, replaced or rewritten, and the tail starts over and says so with ``re
 Two layers: :class:`LineTail` knows lines and bytes only; :class:`EventTail` turns lines into
 validated events and never raises for bad content, because one broken line written by an
 agent must not blind the orchestrator to the rest of the task.
+
+The log lives in the task directory, which the agent can write: it is opened through
+:mod:`caesar_core.safefs`. A link, a directory, a FIFO or a hard link in its place reads as no
+log at all, and ``problem`` says why.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Self
 
 from pydantic import ValidationError
 
+from caesar_core import safefs
 from caesar_core.errors import CaesarError
 from caesar_core.protocol.event import EVENT_ADAPTER, Event
 from caesar_core.protocol.parse import parse
@@ -74,6 +79,8 @@ class LineTail:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.problem = ""
+        """Why the file cannot be read (a link, a directory...); "" when it can or is absent."""
         self._fd = -1
         self._ident: tuple[int, int] | None = None
         self._offset = 0
@@ -144,8 +151,10 @@ class LineTail:
         Returns whether earlier reads are void (a reset), and the file's current size.
         """
         try:
-            st = self.path.stat()
-        except FileNotFoundError:
+            # The log itself, not what a link there points to (its directory is trusted).
+            st = os.lstat(self.path)
+        except OSError as error:
+            self.problem = "" if isinstance(error, FileNotFoundError) else str(error)
             had_data = self._offset > 0
             self._drop_file()
             return had_data, 0
@@ -163,9 +172,11 @@ class LineTail:
     def _open(self) -> int:
         """Open the file at the path, if any; its size, from the descriptor actually opened."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
+            fd = safefs.open_file(self.path.parent, self.path.name)
+        except OSError as error:
+            self.problem = "" if isinstance(error, FileNotFoundError) else str(error)
             return 0
+        self.problem = ""
         st = os.fstat(fd)
         self._fd = fd
         self._ident = (st.st_dev, st.st_ino)
@@ -257,6 +268,11 @@ class EventTail:
         self.bad_total = 0
         self._lines = LineTail(path)
 
+    @property
+    def problem(self) -> str:
+        """Why the log cannot be read at all; "" when it can (or does not exist yet)."""
+        return self._lines.problem
+
     def read(self, *, max_bytes: int | None = None) -> EventBatch:
         """The events appended since the last read (see :meth:`LineTail.read`).
 
@@ -327,16 +343,18 @@ def read_last_events(path: Path, count: int, *, chunk: int = 64 * 1024) -> list[
     the log. Bad lines are skipped; a missing file has no events.
     """
     try:
-        with path.open("rb") as log:
-            end = log.seek(0, os.SEEK_END)
-            position, data = end, b""
-            while position > 0 and data.count(b"\n") <= count:
-                step = min(chunk, position)
-                position -= step
-                log.seek(position)
-                data = log.read(step) + data
-    except FileNotFoundError:
-        return []
+        fd = safefs.open_file(path.parent, path.name)
+    except OSError:
+        return []  # missing, or not a log caesar reads (a link, a directory...)
+    try:
+        position = os.fstat(fd).st_size
+        data = b""
+        while position > 0 and data.count(b"\n") <= count:
+            step = min(chunk, position)
+            position -= step
+            data = os.pread(fd, step, position) + data
+    finally:
+        os.close(fd)
     lines = data.split(b"\n")
     if position > 0:
         lines = lines[1:]  # the first piece may be the tail of an older line

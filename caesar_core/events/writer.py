@@ -5,10 +5,18 @@ Several processes append to one task's log at once (the runner, the MCP channel 
 stay whole and every ``seq`` unique, so allocation happens under an exclusive ``flock`` on a
 sidecar lock file, and each line goes out in a single ``O_APPEND`` write.
 
-The lock file doubles as a cache of what the log holds (its size, inode, the next ``seq`` and
-whether a ``finished`` event exists), so an append costs a few syscalls plus a scan of the bytes
-appended by someone else since the last append: never a read of the whole log, except when the
-cache cannot be trusted (missing, corrupt, or the log was truncated or replaced).
+The lock file doubles as a cache of what the log holds (its size, inode and the next ``seq``),
+so an append costs a few syscalls plus a scan of the bytes appended by someone else since the
+last append: never a read of the whole log, except when the cache cannot be trusted (missing,
+corrupt, or the log was truncated or replaced).
+
+Both files live in the task directory, which the agent can write: they are opened through
+:mod:`caesar_core.safefs` (no link followed, regular files with one link only). When the agent
+put something else in their place (a link to a file outside, a directory, a FIFO, a hard link),
+it is moved aside, a new file is created, and the next append says so in an ``error`` event.
+Nothing in the log decides whether caesar may write ``finished``: agents can append any line,
+including one that looks like caesar's own ending. One writer writes at most one ``finished``;
+that each task gets one is the business of whoever concludes it (see ``runner``).
 """
 
 from __future__ import annotations
@@ -23,9 +31,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from caesar_core.errors import CaesarError
-from caesar_core.protocol.event import EVENT_ADAPTER, Event, EventPayload, FinishedEvent
-from caesar_core.protocol.parse import parse
+from caesar_core import safefs
+from caesar_core.protocol.event import EVENT_ADAPTER, Error, Event, EventPayload
 from caesar_core.protocol.versions import CURRENT, DocumentKind
 
 _SCAN_CHUNK = 1 << 20
@@ -89,7 +96,6 @@ class _State:
     size: int = 0
     inode: int = 0
     next_seq: int = 0
-    finished: bool = False
     tail: bytes = b""
     """The last bytes before ``size``: a rewrite in place changes them."""
 
@@ -99,7 +105,6 @@ class _State:
                 "size": self.size,
                 "inode": self.inode,
                 "next_seq": self.next_seq,
-                "finished": self.finished,
                 "tail": self.tail.hex(),
             },
             separators=(",", ":"),
@@ -108,18 +113,17 @@ class _State:
     @classmethod
     def load(cls, raw: bytes) -> _State | None:
         try:
-            data = json.loads(raw)
+            data = safefs.loads(raw)  # the agent can write the lock file: bad content is no cache
             state = cls(
                 size=data["size"],
                 inode=data["inode"],
                 next_seq=data["next_seq"],
-                finished=data["finished"],
                 tail=bytes.fromhex(data["tail"]),
             )
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, RecursionError):
             return None
         ints = (state.size, state.inode, state.next_seq)
-        if not all(type(v) is int and v >= 0 for v in ints) or type(state.finished) is not bool:
+        if not all(type(v) is int and v >= 0 for v in ints):
             return None
         return state
 
@@ -138,17 +142,26 @@ class EventWriter:
         self.path = path
         self.task_id = task_id
         self._clock = clock
+        self._dir = path.parent
+        """The task directory: trusted as a path, nothing below it is."""
         self._lock_path = lock_path_for(path)
+        self._log_name = path.name
+        self._lock_name = self._lock_path.name
+        self._dir_fd = -1
         self._log_fd = -1
         self._lock_fd = -1
         self._pid = -1
         self._closed = False
+        self._finished_at: tuple[int, int] | None = None
+        """Inode and end offset of the ``finished`` this writer wrote, while the log holds it."""
+        self._unsaid: list[str] = []
+        """What was moved aside to make room for the log or the lock, not yet told in it."""
         self._open()
 
     # -- public -------------------------------------------------------------------------
 
     def append(self, payload: EventPayload) -> Event | None:
-        """Write one event; ``None`` when it is a second ``finished`` and was refused."""
+        """Write one event; ``None`` when it is this writer's second ``finished``, refused."""
         written = self.append_many((payload,))
         return written[0] if written else None
 
@@ -156,7 +169,8 @@ class EventWriter:
         """Write a batch under one lock and in one ``write``; refused ``finished`` are dropped.
 
         Returns the events written, in order. Consecutive ``seq`` values, since no other
-        writer can interleave with the batch.
+        writer can interleave with the batch (an ``error`` event saying what was moved aside
+        to make room for the log may come first; it is not returned).
         """
         batch = list(payloads)
         if not batch:
@@ -192,17 +206,34 @@ class EventWriter:
     # -- files and lock -----------------------------------------------------------------
 
     def _open(self) -> None:
-        flags = os.O_CLOEXEC | os.O_CREAT
-        # Read access too: scans and the fingerprint check must see the very inode we append to.
-        self._log_fd = os.open(self.path, flags | os.O_RDWR | os.O_APPEND, 0o644)
-        self._lock_fd = os.open(self._lock_path, flags | os.O_RDWR, 0o644)
+        try:
+            self._dir_fd = safefs.open_root(self._dir)
+            # Read access too: scans and the fingerprint check must see the very inode we
+            # append to.
+            self._log_fd = self._claim(self._log_name, os.O_RDWR | os.O_APPEND)
+            self._lock_fd = self._claim(self._lock_name, os.O_RDWR)
+        except BaseException:
+            self._close_fds()
+            raise
         self._pid = os.getpid()
 
+    def _claim(self, name: str, flags: int) -> int:
+        fd, moved = safefs.claim(self._dir, name, flags)
+        self._unsaid.extend(moved)
+        return fd
+
+    def _current(self, name: str) -> os.stat_result | None:
+        """What is at ``name`` now, the entry itself (a link is not followed)."""
+        try:
+            return os.stat(name, dir_fd=self._dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+
     def _close_fds(self) -> None:
-        for fd in (self._log_fd, self._lock_fd):
+        for fd in (self._log_fd, self._lock_fd, self._dir_fd):
             if fd >= 0:
                 os.close(fd)
-        self._log_fd = self._lock_fd = -1
+        self._log_fd = self._lock_fd = self._dir_fd = -1
 
     def _ensure_open(self) -> None:
         if self._closed:
@@ -217,28 +248,23 @@ class EventWriter:
         while True:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
             held = os.fstat(self._lock_fd)
-            try:
-                current = self._lock_path.stat()
-            except FileNotFoundError:
-                current = None
+            current = self._current(self._lock_name)
             if current is not None and _same_file(held, current):
                 return
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
-            self._lock_fd = os.open(self._lock_path, os.O_CLOEXEC | os.O_CREAT | os.O_RDWR, 0o644)
+            self._lock_fd = -1
+            self._lock_fd = self._claim(self._lock_name, os.O_RDWR)
 
     def _follow_log(self) -> os.stat_result:
         """Reopen the log if it was replaced or removed since we opened it; return its stat."""
         held = os.fstat(self._log_fd)
-        try:
-            current = self.path.stat()
-        except FileNotFoundError:
-            current = None
+        current = self._current(self._log_name)
         if current is not None and _same_file(held, current):
             return held
         os.close(self._log_fd)
-        flags = os.O_CLOEXEC | os.O_CREAT | os.O_RDWR | os.O_APPEND
-        self._log_fd = os.open(self.path, flags, 0o644)
+        self._log_fd = -1
+        self._log_fd = self._claim(self._log_name, os.O_RDWR | os.O_APPEND)
         return os.fstat(self._log_fd)
 
     # -- allocation ---------------------------------------------------------------------
@@ -251,34 +277,46 @@ class EventWriter:
         if state.size < st.st_size:
             scan = _scan(self._log_fd, state.size, st.st_size)
             state.next_seq = max(state.next_seq, scan.max_seq + 1)
-            state.finished = state.finished or scan.finished
             boundary = scan.boundary
             if scan.fragment:
                 data += b"\n"  # Close a foreign partial line so that ours stays whole.
         at = format_at(self._clock())
         events: list[Event] = []
+        for notice in self._unsaid:
+            # What the agent did to the log or its lock, in the log itself, before anything.
+            wire = _wire_dict(Error(message=notice), state.next_seq, at, self.task_id)
+            data += _encode(wire)
+            state.next_seq += 1
+        told = len(self._unsaid)
+        if self._finished_at is not None:
+            inode, end = self._finished_at
+            if st.st_ino != inode or st.st_size < end:
+                self._finished_at = None  # the log was replaced or truncated: it is gone
+        finished = False
         for payload in batch:
             if payload.type == "finished":
-                if state.finished:
+                if self._finished_at is not None or finished:
                     continue
-                state.finished = True
+                finished = True
             wire = _wire_dict(payload, state.next_seq, at, self.task_id)
             events.append(EVENT_ADAPTER.validate_python(wire))
             data += _encode(wire)
             state.next_seq += 1
-        if not events:
+        if not events and not told:
             # Nothing written: remember the scan only up to a line boundary, because a
             # foreign partial line may still be completed by its writer.
             self._save(state, st, boundary)
             return events
         _write_all(self._log_fd, data)
+        del self._unsaid[:told]
         end = os.lseek(self._log_fd, 0, os.SEEK_CUR)
+        if finished:
+            self._finished_at = (st.st_ino, end)
         start = end - len(data)
         if start > st.st_size:
             # A foreign writer slipped in between our fstat and our write: account for it.
             scan = _scan(self._log_fd, st.st_size, start)
             state.next_seq = max(state.next_seq, scan.max_seq + 1)
-            state.finished = state.finished or scan.finished
         self._save(state, st, end)
         return events
 
@@ -320,7 +358,6 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
 @dataclass
 class _Scan:
     max_seq: int = -1
-    finished: bool = False
     boundary: int = 0
     """Offset just past the last complete line scanned."""
     fragment: bytes = b""
@@ -356,10 +393,11 @@ def _scan(fd: int, start: int, end: int) -> _Scan:
 
 
 def _inspect(line: bytes, result: _Scan) -> None:
+    """Only ``seq`` matters here: whatever type a foreign line claims, it changes nothing else."""
     if not line or line.isspace():
         return
     try:
-        data = json.loads(line)
+        data = safefs.loads(line)
     except (ValueError, RecursionError):
         return
     if not isinstance(data, dict):
@@ -367,11 +405,3 @@ def _inspect(line: bytes, result: _Scan) -> None:
     seq = data.get("seq")
     if type(seq) is int and seq > result.max_seq:
         result.max_seq = seq
-    if data.get("type") == "finished" and not result.finished:
-        # Only a real finished event closes the task; a stray ``{"type":"finished"}`` does not.
-        try:
-            result.finished = isinstance(
-                parse(EVENT_ADAPTER, data, DocumentKind.EVENT), FinishedEvent
-            )
-        except (ValueError, RecursionError, CaesarError):
-            result.finished = False

@@ -26,13 +26,13 @@ from pygit2.enums import DeltaStatus, DiffOption, FileMode, ObjectType
 from caesar_core.errors import ExitCode
 from caesar_core.git.filters import AttributeProbe
 from caesar_core.git.repo import (
-    CAESAR_DIR,
     DamagedWorktreeError,
     GitError,
     normalize_rel,
     under_any,
     workdir_of,
 )
+from caesar_core.layout import CAESAR_DIR
 
 _WALK = (
     DiffOption.INCLUDE_UNTRACKED

@@ -22,7 +22,6 @@ from pygit2.enums import DeltaStatus, DiffFind, FileMode
 
 from caesar_core.git.content import as_tree, content_tree, exclusions, tree_diff
 from caesar_core.git.repo import (
-    CAESAR_DIR,
     GitError,
     normalize_rel,
     open_repository,
@@ -30,6 +29,7 @@ from caesar_core.git.repo import (
     under_any,
     workdir_of,
 )
+from caesar_core.layout import CAESAR_DIR
 from caesar_core.protocol.report import ChangeAction
 
 _ACTIONS = {

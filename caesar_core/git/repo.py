@@ -17,7 +17,6 @@ from pygit2.enums import RepositoryOpenFlag
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.terminal import quote_path
 
-CAESAR_DIR = ".caesar"
 """caesar's own directory at a project root: never part of any change set."""
 
 

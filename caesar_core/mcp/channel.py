@@ -6,11 +6,13 @@ CLI how); it serves one task and speaks only through that task's directory, so t
 else: events in ``events.jsonl``, questions in the mailbox, the report in ``report.json``.
 
 It never blocks an agent for good: a question nobody answers returns, at the latest when
-the task's own deadline would, with an invitation to proceed on best judgment.
+the task's own deadline would, with an invitation to proceed on best judgment. Every file
+it reads or writes goes through :mod:`caesar_core.safefs`, as everywhere in a task directory.
 """
 
 from __future__ import annotations
 
+import stat
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -22,11 +24,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field, ValidationError
 
-from caesar_core import __version__
+from caesar_core import __version__, safefs
 from caesar_core.errors import CaesarError, UsageError
 from caesar_core.events.writer import EventWriter
-from caesar_core.fs import atomic_write, dump_json
-from caesar_core.protocol.documents import read_task
+from caesar_core.protocol.documents import read_task, write_report
 from caesar_core.protocol.event import Progress, QuestionAsked
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.report import (
@@ -57,7 +58,7 @@ class Channel:
 
     def __init__(self, task_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
         self.paths = TaskPaths(task_dir)
-        if not self.paths.task_file.is_file():
+        if not _is_plain_file(self.paths, self.paths.task_file.name):
             raise UsageError(
                 f"{task_dir} is not a task directory (no task.json)",
                 "pass the directory caesar created for the task (CAESAR_TASK_DIR)",
@@ -118,8 +119,16 @@ class Channel:
             raise ToolError(f"The report was not accepted: {error.reason}") from None
         if report.task_id != task.id:
             report = report.model_copy(update={"task_id": task.id})
-        atomic_write(self.paths.report, dump_json(report.to_json_dict()))
+        write_report(self.paths.report, report)
         return {"accepted": True, "task_id": task.id, "status": report.status.value}
+
+
+def _is_plain_file(paths: TaskPaths, name: str) -> bool:
+    """A regular file of the task directory, the entry itself (a link is not followed)."""
+    try:
+        return stat.S_ISREG(safefs.lstat(paths.root, name).st_mode)
+    except OSError:
+        return False
 
 
 def _problems(error: ValidationError) -> str:

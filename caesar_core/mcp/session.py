@@ -15,16 +15,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from caesar_core import safefs
 from caesar_core.agents.listing import agent_rows, role_rows
 from caesar_core.config import load_config
 from caesar_core.errors import CaesarError, UsageError
 from caesar_core.events.tail import read_last_events
 from caesar_core.protocol.documents import read_report
+from caesar_core.protocol.event import Event, FinishedEvent
 from caesar_core.protocol.report import Report
 from caesar_core.runner import control, worktrees
 from caesar_core.runner.delegation import Request
 from caesar_core.runner.engine import Runner, StartFailed
-from caesar_core.runner.sweep import sweep
+from caesar_core.runner.sweep import sweep, sweep_one
 from caesar_core.store import mailbox
 from caesar_core.store.ids import check_task_id
 from caesar_core.store.record import TaskRecord, TaskStatus
@@ -35,6 +37,7 @@ AWAIT_POLL_S = 0.2
 """How often ``caesar_await`` looks at the store again while tasks run."""
 LOG_LIMIT = 50
 RAW_TAIL_CHARS = 20_000
+RAW_TAIL_BYTES = 4 * RAW_TAIL_CHARS
 CANCEL_JOIN_S = 15.0
 
 
@@ -95,17 +98,25 @@ class Session:
         if not task_ids:
             raise UsageError("task_ids is empty", "pass the ids caesar_delegate returned")
         deadline = time.monotonic() + max(0, timeout_ms) / 1000
-        sweep(self.store)
+        swept = sweep(self.store)
         while True:
             records = {task_id: self._record(task_id) for task_id in task_ids}
             ended = all(r is None or r.status.terminal for r in records.values())
             if ended or time.monotonic() >= deadline:
                 break
             time.sleep(min(AWAIT_POLL_S, max(0.0, deadline - time.monotonic())))
-            sweep(self.store)
-        return {"tasks": {task_id: self._awaited(task_id, r) for task_id, r in records.items()}}
+            swept = sweep(self.store)
+        return {
+            "tasks": {
+                task_id: self._awaited(task_id, record, swept.problems.get(task_id))
+                for task_id, record in records.items()
+            }
+        }
 
-    def _awaited(self, task_id: str, record: TaskRecord | None) -> dict[str, Any]:
+    def _awaited(
+        self, task_id: str, record: TaskRecord | None, problem: str | None = None
+    ) -> dict[str, Any]:
+        """One task's state; a task whose files are broken says so, the others are unaffected."""
         if record is None:
             return {"task_id": task_id, "status": "unknown", "pending": False}
         view: dict[str, Any] = {
@@ -114,18 +125,22 @@ class Session:
             "agent": record.agent,
             "role": record.role,
         }
-        if record.status.terminal:
-            report = self._report(record)
-            view["pending"] = False
-            view["report"] = _summary(report, record) if report else None
-        else:
-            view["pending"] = True
-            view["pending_questions"] = self._pending(task_id)
+        if problem:
+            view["problem"] = problem
+        try:
+            if record.status.terminal:
+                report = self._report(record)
+                view["pending"] = False
+                view["report"] = _summary(report, record) if report else None
+            else:
+                view["pending"] = True
+                view["pending_questions"] = self._pending(task_id)
+        except Exception as error:  # one broken task must not hide the others
+            view["problem"] = f"{type(error).__name__}: {error}"
         return view
 
     def status(self, task_id: str) -> dict[str, Any]:
-        sweep(self.store)
-        record = self.store.get(check_task_id(task_id))
+        record, problem = sweep_one(self.store, self.store.get(check_task_id(task_id)))
         last = read_last_events(self.store.paths(task_id).events, 1)
         return {
             "task_id": record.id,
@@ -138,29 +153,39 @@ class Session:
             "created_at": _iso(record.created_at),
             "started_at": _iso(record.started_at),
             "ended_at": _iso(record.ended_at),
-            "last_event": last[-1].to_json_dict() if last else None,
+            "last_event": _shown(last[-1], record) if last else None,
             "pending_questions": self._pending(task_id),
+            **({"problem": problem} if problem else {}),
         }
 
     def logs(self, task_id: str, *, raw: bool, limit: int) -> dict[str, Any]:
-        record = self.store.get(check_task_id(task_id))
+        record, _ = sweep_one(self.store, self.store.get(check_task_id(task_id)))
         paths = self.store.paths(record.id)
         if raw:
+            problem = ""
             try:
-                text = paths.raw_log.read_text(errors="replace")
+                size = safefs.lstat(paths.root, paths.raw_log.name).st_size
+                data = safefs.read_tail(paths.root, paths.raw_log.name, RAW_TAIL_BYTES)
             except FileNotFoundError:
-                text = ""
-            return {
+                size, data = 0, b""
+            except OSError as error:  # a link, a FIFO...: never read through
+                size, data, problem = 0, b"", str(error)
+            text = data.decode("utf-8", errors="replace")
+            raw_view: dict[str, Any] = {
                 "task_id": record.id,
                 "raw": text[-RAW_TAIL_CHARS:],
-                "truncated": len(text) > RAW_TAIL_CHARS,
+                "truncated": len(text) > RAW_TAIL_CHARS or size > len(data),
             }
+            if problem:
+                raw_view["problem"] = problem
+            return raw_view
         events = read_last_events(paths.events, max(1, limit))
         total = events[-1].seq + 1 if events else 0
         return {
             "task_id": record.id,
+            "status": record.status.value,
             "total_events": total,
-            "events": [event.to_json_dict() for event in events],
+            "events": [_shown(event, record) for event in events],
         }
 
     # -- act ---------------------------------------------------------------------------------
@@ -228,12 +253,22 @@ class Session:
         ]
 
 
+def _shown(event: Event, record: TaskRecord) -> dict[str, Any]:
+    """An event as handed to the main agent; a ``finished`` line caesar did not write (the
+    agent may append any line to its log) is marked as such, never taken for the outcome."""
+    data = event.to_json_dict()
+    legacy = record.legacy_ending
+    if isinstance(event, FinishedEvent) and not legacy and event.seq != record.ending_seq:
+        data["not_caesars"] = "a finished event caesar did not write; the outcome is `status`"
+    return data
+
+
 def _summary(report: Report, record: TaskRecord) -> dict[str, Any]:
     """What a main agent needs to decide its next step; commands, usage and the patch stay
-    behind ``caesar_logs`` and ``caesar_diff``."""
+    behind ``caesar_logs`` and ``caesar_diff``. The status is caesar's record of it."""
     data = report.to_json_dict()
     return {
-        "status": report.status.value,
+        "status": (record.report_status or report.status).value,
         "summary": report.summary,
         "changes": data.get("changes", []),
         "changes_verified_by": (

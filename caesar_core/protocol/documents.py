@@ -1,4 +1,4 @@
-"""Reading whole documents from disk, and telling which document a file is."""
+"""Reading whole documents from disk, writing the report, and telling which document a file is."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from caesar_core import safefs
+from caesar_core.fs import dump_json
 from caesar_core.protocol.event import EVENT_ADAPTER, Event
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.report import REPORT_ADAPTER, Report
@@ -23,11 +25,27 @@ _ADAPTERS: dict[DocumentKind, TypeAdapter[Any]] = {
 
 
 def read_task(path: Path) -> Task:
-    return parse(TASK_ADAPTER, path.read_bytes(), DocumentKind.TASK)
+    """``task.json`` of a task directory (``path.parent``, trusted; nothing below it is)."""
+    return parse(TASK_ADAPTER, safefs.read_bytes(path.parent, path.name), DocumentKind.TASK)
 
 
 def read_report(path: Path) -> Report:
-    return parse(REPORT_ADAPTER, path.read_bytes(), DocumentKind.REPORT)
+    """``report.json`` of a task directory, read through :mod:`caesar_core.safefs`.
+
+    ``UnsafeFileError`` (an ``OSError``) when it is a link, a FIFO, a directory, a hard link or
+    larger than ``MAX_DOCUMENT_BYTES``; ``ValueError`` when it nests too deep or is not a
+    report; ``UnsupportedProtocolError`` for a version this build does not read.
+    """
+    return parse(REPORT_ADAPTER, safefs.read_bytes(path.parent, path.name), DocumentKind.REPORT)
+
+
+def write_report(path: Path, report: Report) -> list[str]:
+    """Replace ``report.json`` of a task directory with caesar's ``report`` in one rename.
+
+    A link or a FIFO in its place is replaced, never written through; a directory is moved
+    aside. Returns what was moved aside, one sentence each (see ``safefs.claim_write``).
+    """
+    return safefs.claim_write(path.parent, path.name, dump_json(report.to_json_dict()))
 
 
 def parse_event(line: bytes | str) -> Event:

@@ -92,7 +92,8 @@ class Error(ProtocolModel):
 
 
 class Finished(ProtocolModel):
-    """The task's last word; the event writer refuses a second one."""
+    """caesar's last word on a task (one per writer). Agents can append a line that looks like
+    one: readers take the outcome from caesar's record (``TaskRecord.finished_seq``)."""
 
     type: Literal["finished"] = "finished"
     status: ReportStatus

@@ -1,11 +1,29 @@
-"""The task directory and the ``CAESAR_*`` environment: where each file of a task lives."""
+"""The task directory and the ``CAESAR_*`` environment: where each file of a task lives.
+
+The agent can write its task directory, so caesar trusts ``root`` as a path and nothing below
+it: every read and write there goes through :mod:`caesar_core.safefs`, relative to ``root``.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from caesar_core.errors import CaesarError
 from caesar_core.protocol.versions import PROTOCOL_VERSION
+
+
+class UnsafeTaskFileError(CaesarError):
+    """caesar would not read or write an entry of a task directory: a link (perhaps to a file
+    outside the project), a FIFO, a directory where a file belongs, a hard link."""
+
+    def __init__(self, doing: str, error: OSError) -> None:
+        super().__init__(
+            f"{doing}: {error}",
+            "the agent replaced part of its task directory, and caesar does not follow links "
+            "or open FIFOs there; look at that entry (it may point outside the project), "
+            "remove it, or cancel the task",
+        )
 
 
 @dataclass(frozen=True)

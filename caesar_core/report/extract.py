@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from caesar_core import safefs
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.report import (
     REPORT_ADAPTER,
@@ -200,7 +201,7 @@ class _Search:
             if end <= pos:
                 continue
             try:
-                data = json.loads(text[start:end])
+                data = safefs.loads(text[start:end])
             except (ValueError, RecursionError):
                 continue
             # The innermost enclosing object is not a report: the marker is only quoted in it.
@@ -321,7 +322,7 @@ def _fenced(text: str, low: int) -> list[tuple[int, int, dict[str, Any]]]:
         if MARKER not in body:
             continue
         try:
-            data = json.loads(body)
+            data = safefs.loads(body)
         except (ValueError, RecursionError):
             continue
         if _declares_report(data):
@@ -338,10 +339,9 @@ def _declares_report(data: object) -> bool:
 
 
 def _read_tail(path: Path, size: int) -> str | None:
+    """The end of a file of the task directory (``path.parent``), through safefs: a link, a
+    FIFO or a directory in its place reads as no file."""
     try:
-        with path.open("rb") as handle:
-            handle.seek(0, 2)
-            handle.seek(max(0, handle.tell() - size))
-            return handle.read().decode("utf-8", errors="replace")
+        return safefs.read_tail(path.parent, path.name, size).decode("utf-8", errors="replace")
     except OSError:
         return None

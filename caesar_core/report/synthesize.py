@@ -36,36 +36,47 @@ def synthesize_report(
     changed_paths: Sequence[str | tuple[str, ChangeAction]],
     log_tail: str,
     final_text: str | None,
+    refused: str | None = None,
 ) -> Report:
     """The report caesar writes when the agent left none: every task ends with one.
 
     The status is decided from facts, never guessed optimistically: ``failed`` when the
-    process timed out, was cancelled, never ran (``exit_code`` None) or exited non-zero;
-    otherwise ``partial`` when files changed (nobody checked them against the acceptance
-    criteria), else ``success``. ``changed_paths`` are plain paths (``modified``) or
-    ``(path, action)`` pairs.
+    process timed out, was cancelled, never ran (``exit_code`` None) or exited non-zero, or
+    when the agent's report was ``refused`` (why, in words); otherwise ``partial`` when files
+    changed (nobody checked them against the acceptance criteria), else ``success``.
+    ``changed_paths`` are plain paths (``modified``) or ``(path, action)`` pairs.
     """
     changes = [change for item in changed_paths if (change := _change(item)) is not None]
     status, reason = _status(exit_code, timed_out, cancelled, len(changes))
+    if refused is not None and status is not ReportStatus.FAILED:
+        status, reason = ReportStatus.FAILED, f"its report was refused: {refused}"
+    wrote = "the agent's report was refused" if refused else "the agent wrote no report"
     return Report(
         protocol=CURRENT[DocumentKind.REPORT],
         task_id=task_id,
         status=status,
-        summary=_summary(final_text, log_tail, reason),
+        summary=(
+            f"The agent's report was refused: {refused}"[:SUMMARY_CHARS]
+            if refused
+            else _summary(final_text, log_tail, reason)
+        ),
         details=(
-            "Synthesized by caesar: the agent wrote no report, and none was found in its "
+            f"Synthesized by caesar: {wrote}, and none was found in its "
             f"output. The status is {status.value} because {reason}."
         ),
         changes=changes,
         findings=[
             Finding(
                 severity=Severity.LOW,
-                title="No report from the agent",
+                title="No usable report from the agent" if refused else "No report from the agent",
                 detail=(
-                    "Neither report.json, nor the return channel, nor a report in the agent's "
-                    "output: this report was built from the exit status, the changed files "
-                    "and the end of the log."
-                ),
+                    "The agent's report was refused and no other was found"
+                    if refused
+                    else "Neither report.json, nor the return channel, nor a report in the "
+                    "agent's output"
+                )
+                + ": this report was built from the exit status, the changed files and the "
+                "end of the log.",
             )
         ],
     )

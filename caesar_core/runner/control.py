@@ -9,23 +9,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
-from caesar_core.fs import atomic_write, dump_json
-from caesar_core.protocol.documents import read_report
-from caesar_core.protocol.event import Answered, Error, Finished
+from caesar_core.protocol.event import Answered, Finished
 from caesar_core.protocol.mailbox import MailboxAnswer
-from caesar_core.protocol.report import Report, ReportStatus
-from caesar_core.protocol.versions import REPORT_V1
+from caesar_core.protocol.report import ReportStatus
+from caesar_core.runner import cgroup, proctree
+from caesar_core.runner.closing import close_without_orchestrator, write_ending
 from caesar_core.runner.slots import pid_alive
-from caesar_core.runner.supervise import stop_group
 from caesar_core.store import mailbox
-from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
+from caesar_core.store.record import TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
 
 
 def cancel(store: TaskStore, task_id: str, *, by: str = "user") -> tuple[TaskRecord, bool]:
-    """Cancel a task: conclude it ``cancelled`` first, then stop its process group.
+    """Cancel a task: conclude it ``cancelled`` first, then stop every process it started.
 
     The status is written before the signal so the runner, seeing its agent die, finds the
     task already concluded and cannot call it ``failed``. Returns the record and whether this
@@ -36,34 +33,30 @@ def cancel(store: TaskStore, task_id: str, *, by: str = "user") -> tuple[TaskRec
     if not done:
         return record, False
     # A runner still alive also sees the cancellation within half a second and stops the
-    # group itself; stopping it here too covers a runner that is gone.
-    if agent_pid is not None and pid_alive(agent_pid):
-        stop_group(agent_pid)
+    # tree itself; stopping it here too covers a runner that is gone.
+    stop_task(record, leader=agent_pid)
     orchestrator = record.orchestrator_pid
     if orchestrator is None or not pid_alive(orchestrator):
         _close_for_absent_orchestrator(store, record, by)
     return store.get(task_id), True
 
 
+def stop_task(record: TaskRecord, *, leader: int | None = None) -> None:
+    """Stop every process of the task, from any process: its cgroup, its marker, its group."""
+    if leader is None:
+        leader = record.pid
+    group = cgroup.checked(record.cgroup, record.id)
+    proctree.stop(record.id, leader=leader, cgroup=group)
+
+
 def _close_for_absent_orchestrator(store: TaskStore, record: TaskRecord, by: str) -> None:
     """Nobody else will write the report and the final event: do it here."""
-    paths = store.paths(record.id)
-    try:
-        report = read_report(paths.report)
-        source = ReportSource.FILE
-    except (CaesarError, ValueError, OSError):
-        report = Report(
-            protocol=REPORT_V1,
-            task_id=record.id,
-            status=ReportStatus.FAILED,
-            summary=f"Cancelled by {by} before the agent reported.",
-        )
-        atomic_write(paths.report, dump_json(report.to_json_dict()))
-        source = ReportSource.SYNTHESIZED
-    with EventWriter(paths.events, record.id) as events:
-        events.append(Error(message=f"cancelled by {by}", fatal=True))
-        events.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
+    report, source = close_without_orchestrator(
+        store, record, summary=f"Cancelled by {by} before the agent reported."
+    )
     store.set(record.id, report_status=report.status, report_source=source)
+    finished = Finished(status=ReportStatus.FAILED, summary=report.summary)
+    write_ending(store, record.id, f"cancelled by {by}", finished)
 
 
 def answer(

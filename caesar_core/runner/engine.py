@@ -8,6 +8,7 @@ with a status, a report and a ``finished`` event: no task is left running by an 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import socket
@@ -22,7 +23,7 @@ from caesar_core.config import LoadedConfig
 from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
 from caesar_core.executable import caesar_command
-from caesar_core.fs import atomic_write, dump_json
+from caesar_core.fs import dump_json
 from caesar_core.git import (
     GitError,
     Snapshot,
@@ -34,6 +35,7 @@ from caesar_core.git import (
     create_worktree,
     snapshot,
 )
+from caesar_core.protocol.documents import write_report
 from caesar_core.protocol.event import Error, Finished, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
@@ -46,9 +48,12 @@ from caesar_core.runner.reconcile import reconcile
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
+from caesar_core.runner.unwritten import conclude_unwritten, io_reason
+from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
+from caesar_core.safefs import claim_write
 from caesar_core.store.ids import new_task_id
-from caesar_core.store.record import ReportSource, TaskRecord, TaskStatus
+from caesar_core.store.record import NO_ENDING, ReportSource, TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
 
 
@@ -150,9 +155,10 @@ class Runner:
                 events_path=str(paths.events),
                 channel=channel_for(paths) if tier == "channel" else None,
             )
-            atomic_write(paths.task_file, dump_json(task.to_json_dict()))
+            claim_write(paths.root, paths.task_file.name, dump_json(task.to_json_dict()))
             if tier == "schema":
-                atomic_write(paths.report_schema, dump_json(strict_schema("report")))
+                schema = dump_json(strict_schema("report"))
+                claim_write(paths.root, paths.report_schema.name, schema)
             prompt = render_brief(task, tier=tier, system_prompt=plan.system_prompt)
         except Exception as error:
             outcome = self._fail_early(record, paths, error, findings)
@@ -209,10 +215,10 @@ class Runner:
             details=detail,
             findings=findings,
         )
-        atomic_write(paths.report, dump_json(report.to_json_dict()))
+        write_report(paths.report, report)
         with EventWriter(paths.events, record.id, clock=self.clock) as events:
             events.append(Error(message=reason, fatal=True))
-            events.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
+            finished = events.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
         final, _ = self.store.conclude(
             record.id,
             TaskStatus.FAILED,
@@ -220,6 +226,7 @@ class Runner:
             report_status=ReportStatus.FAILED,
             report_source=ReportSource.SYNTHESIZED,
             ended_reason=reason,
+            finished_seq=finished.seq if finished else NO_ENDING,
         )
         return Outcome(final, report, None, paths)
 
@@ -256,6 +263,13 @@ class Runner:
         }
         if adapter.capabilities.json_events:
             env[ENV_STREAM_EVENTS] = "1"
+        timeout_s = plan.timeout_ms / 1000
+        watchdog = Watchdog(self.root, task.id, self.store.record_path(task.id), timeout_s)
+
+        def spawned(pid: int, cgroup: Path | None) -> None:
+            with contextlib.suppress(OSError):  # a full disk: it is still found by its marker
+                self.store.set(task.id, pid=pid, cgroup=str(cgroup) if cgroup else None)
+
         try:
             with self.slots.hold(
                 f"{task.id} {adapter.id}", cancelled=cancel_requested, on_wait=on_wait
@@ -266,25 +280,28 @@ class Runner:
                         Started(agent=adapter.id, command=_shown(launch.argv, prepared.prompt))
                     )
                 with (
-                    injected(launch.files),
+                    injected(launch.files, (Path(task.workspace), paths.root)),
                     EventWriter(paths.events, task.id, clock=self.clock) as stream,
                 ):
+                    watchdog.arm()
                     ended = run_agent(
                         launch,
+                        task_id=task.id,
                         env=env,
                         raw_log=paths.raw_log,
                         translator=translator,
                         events=stream,
-                        timeout_s=plan.timeout_ms / 1000,
+                        timeout_s=timeout_s,
                         cancel_requested=cancel_requested,
-                        on_spawn=lambda pid: self._record_pid(task.id, pid),
+                        on_spawn=spawned,
                     )
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
-        return self._conclude(prepared, ended, translator)
-
-    def _record_pid(self, task_id: str, pid: int) -> None:
-        self.store.set(task_id, pid=pid)
+        except OSError as error:  # a full disk before the agent ran: its task still concludes
+            ended = Exit(None, spawn_error=f"the agent could not be started: {io_reason(error)}")
+        outcome = self._conclude_or_fail(prepared, ended, translator)
+        watchdog.disarm()  # left running when the record could not be written: it retries
+        return outcome
 
     def run(
         self,
@@ -299,7 +316,32 @@ class Runner:
 
     # -- conclude ----------------------------------------------------------------------------
 
+    def _conclude_or_fail(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+        """Conclude; a write that fails on the way (a full disk) ends the task failed, with the
+        reason, instead of a traceback and a task left ``running``."""
+        try:
+            return self._conclude(prepared, ended, translator)
+        except OSError as error:
+            record, report = conclude_unwritten(
+                self.store,
+                prepared.paths,
+                prepared.task.id,
+                error,
+                findings=prepared.findings,
+                exit_code=ended.exit_code,
+                clock=self.clock,
+            )
+            return Outcome(record, report, None, prepared.paths)
+
     def _conclude(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+        # Opening the writer claims the log and its lock now: whatever the agent put in their
+        # place is moved aside before the report is assembled, so its findings can say so.
+        with EventWriter(prepared.paths.events, prepared.task.id, clock=self.clock) as closing:
+            return self._conclude_with(prepared, ended, translator, closing)
+
+    def _conclude_with(
+        self, prepared: Prepared, ended: Exit, translator: Translator, closing: EventWriter
+    ) -> Outcome:
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
         final_text, usage = translator.final_text, translator.usage
         record = self.store.get(task.id)
@@ -331,6 +373,9 @@ class Runner:
             )
         if ended.spawn_error:
             findings.append(_finding(Severity.HIGH, "Agent did not start", ended.spawn_error))
+        if ended.output_lost:
+            detail = f"{ended.output_lost}. The agent was left to finish; judge it by its diff."
+            findings.append(_finding(Severity.HIGH, "Output lost", detail))
         if translator.skipped:
             findings.append(
                 _finding(
@@ -349,20 +394,27 @@ class Runner:
             report = report.model_copy(update={"usage": usage})
         stopped = ended.timed_out or ended.cancelled or ended.spawn_error is not None
         stopped = stopped or stream_failed or unverified is not None
-        if stopped and report.status is not ReportStatus.FAILED:
+        # A report caesar refused is no report: the task cannot succeed on the agent's word.
+        if (stopped or retrieved.refused) and report.status is not ReportStatus.FAILED:
             report = report.model_copy(update={"status": ReportStatus.FAILED})
         report = report.model_copy(update={"findings": [*report.findings, *findings]})
-        atomic_write(paths.report, dump_json(report.to_json_dict()))
+        write_report(paths.report, report)
 
         status, reason = _status_of(ended, plan.timeout_ms)
         if unverified and status is TaskStatus.SUCCEEDED:
             status, reason = TaskStatus.FAILED, unverified
-        with EventWriter(paths.events, task.id, clock=self.clock) as closing:
-            if stopped and reason:
-                closing.append(Error(message=reason, fatal=True))
-            closing.append(
-                Finished(status=report.status, summary=report.summary, exit_code=ended.exit_code)
-            )
+        if retrieved.refused and status is TaskStatus.SUCCEEDED:
+            status = TaskStatus.FAILED
+            reason = f"the agent's report was refused: {retrieved.refused}"
+            stopped = True
+        if stopped and reason:
+            closing.append(Error(message=reason, fatal=True))
+        finished = closing.append(
+            Finished(status=report.status, summary=report.summary, exit_code=ended.exit_code)
+        )
+        # The record names caesar's own finished event: readers show that one, never a
+        # finished line the agent appended to its log.
+        finished_seq = finished.seq if finished else NO_ENDING
         final, ours = self.store.conclude(
             task.id,
             status,
@@ -372,6 +424,7 @@ class Runner:
             changes_verified_by=verified,
             report_status=report.status,
             ended_reason=reason,
+            finished_seq=finished_seq,
         )
         if not ours:
             # Someone concluded first (a cancel from another process); the facts still land.
@@ -381,6 +434,7 @@ class Runner:
                 report_source=retrieved.source,
                 changes_verified_by=verified,
                 report_status=report.status,
+                finished_seq=finished_seq,
             )
         return Outcome(final, report, diff, paths)
 

@@ -164,9 +164,18 @@ class Collected:
 
 
 def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[Collected]:
-    """Remove the worktrees of ended tasks, keeping any that hold unapplied work."""
+    """Remove the worktrees of ended tasks, keeping any that hold unapplied work.
+
+    Each task is decided on its own: one whose record or worktree cannot be read is kept, with
+    the reason, and the others are collected all the same.
+    """
     decisions: list[Collected] = []
-    records = {r.id: r for r in store.list().records}
+    listing = store.list()
+    for unreadable, problem in listing.problems:
+        decisions.append(
+            Collected(str(unreadable), unreadable.stem, "kept", f"unreadable record: {problem}")
+        )
+    records = {r.id: r for r in listing.records}
     repo = find_repository(store.root)
     known_paths: set[str] = set()
     for record in records.values():

@@ -2,7 +2,9 @@
 
 A question is pending while ``questions/<id>.json`` exists without ``answers/<id>.json``.
 Both files are created exclusively, so two people answering at once cannot both win, and an
-answer is never silently overwritten.
+answer is never silently overwritten. Both directories are the agent's to write: they are read
+and written through :mod:`caesar_core.safefs`, so one replaced by a link is refused, never
+followed (an answer is never created outside the task directory).
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from caesar_core import safefs
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.fs import create_exclusive, dump_json
+from caesar_core.fs import dump_json
 from caesar_core.protocol.mailbox import (
     ANSWER_ADAPTER,
     QUESTION_ADAPTER,
@@ -20,8 +23,11 @@ from caesar_core.protocol.mailbox import (
     MailboxQuestion,
 )
 from caesar_core.protocol.parse import parse
-from caesar_core.protocol.taskdir import TaskPaths
+from caesar_core.protocol.taskdir import TaskPaths, UnsafeTaskFileError
 from caesar_core.store.ids import check_name
+
+QUESTIONS = "questions"
+ANSWERS = "answers"
 
 
 class UnknownQuestionError(CaesarError):
@@ -58,22 +64,22 @@ def ask(
     asked = MailboxQuestion(
         id=qid, question=question, options=list(options), asked_at=now or datetime.now(UTC)
     )
-    create_exclusive(paths.questions / f"{qid}.json", dump_json(asked.to_json_dict()))
+    safefs.create_exclusive(paths.root, f"{QUESTIONS}/{qid}.json", dump_json(asked.to_json_dict()))
     return asked
 
 
 def read_question(paths: TaskPaths, question_id: str) -> MailboxQuestion | None:
-    path = paths.questions / f"{check_name(question_id, 'question id')}.json"
+    name = check_name(question_id, "question id")
     try:
-        return parse(QUESTION_ADAPTER, path.read_bytes())
+        return parse(QUESTION_ADAPTER, safefs.read_bytes(paths.root, f"{QUESTIONS}/{name}.json"))
     except FileNotFoundError:
         return None
 
 
 def read_answer(paths: TaskPaths, question_id: str) -> MailboxAnswer | None:
-    path = paths.answers / f"{check_name(question_id, 'question id')}.json"
+    name = check_name(question_id, "question id")
     try:
-        return parse(ANSWER_ADAPTER, path.read_bytes())
+        return parse(ANSWER_ADAPTER, safefs.read_bytes(paths.root, f"{ANSWERS}/{name}.json"))
     except FileNotFoundError:
         return None
 
@@ -85,13 +91,15 @@ def questions(paths: TaskPaths) -> list[tuple[MailboxQuestion, MailboxAnswer | N
     agents, and one bad file must not hide the others.
     """
     try:
-        files = list(paths.questions.glob("*.json"))
+        files = safefs.entries(paths.root, QUESTIONS)
     except OSError:
         return []
     found: list[tuple[MailboxQuestion, MailboxAnswer | None]] = []
-    for path in files:
+    for name, regular in files:
+        if not regular or name.startswith(".") or not name.endswith(".json"):
+            continue
         try:
-            asked = parse(QUESTION_ADAPTER, path.read_bytes())
+            asked = parse(QUESTION_ADAPTER, safefs.read_bytes(paths.root, f"{QUESTIONS}/{name}"))
             found.append((asked, read_answer(paths, asked.id)))
         except (OSError, ValueError, CaesarError):
             continue
@@ -111,15 +119,24 @@ def answer(
     by: str = "",
     now: datetime | None = None,
 ) -> MailboxAnswer:
-    """Answer a pending question; refuses an unknown or already answered one."""
-    if read_question(paths, question_id) is None:
-        raise UnknownQuestionError(question_id)
-    reply = MailboxAnswer(
-        id=question_id, answer=text, answered_at=now or datetime.now(UTC), answered_by=by
-    )
+    """Answer a pending question; refuses an unknown or already answered one, and a mailbox
+    the agent replaced (``UnsafeTaskFileError``)."""
     try:
-        create_exclusive(paths.answers / f"{question_id}.json", dump_json(reply.to_json_dict()))
-    except FileExistsError:
-        existing = read_answer(paths, question_id)
-        raise AlreadyAnsweredError(existing or reply) from None
+        try:
+            asked = read_question(paths, question_id)
+        except ValueError:
+            asked = None  # a file the agent wrote that is no question
+        if asked is None:
+            raise UnknownQuestionError(question_id)
+        reply = MailboxAnswer(
+            id=question_id, answer=text, answered_at=now or datetime.now(UTC), answered_by=by
+        )
+        data = dump_json(reply.to_json_dict())
+        try:
+            safefs.create_exclusive(paths.root, f"{ANSWERS}/{question_id}.json", data)
+        except FileExistsError:
+            existing = read_answer(paths, question_id)
+            raise AlreadyAnsweredError(existing or reply) from None
+    except safefs.UnsafeFileError as error:
+        raise UnsafeTaskFileError(f"question {question_id} was not answered", error) from None
     return reply

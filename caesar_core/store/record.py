@@ -18,6 +18,8 @@ from caesar_core.protocol.report import ReportStatus
 from caesar_core.protocol.task import Isolation, Mode
 
 RECORD_V1: Literal["caesar.record/v1"] = "caesar.record/v1"
+NO_ENDING = -1
+"""``finished_seq`` of a task concluded before (or without) caesar writing its ``finished``."""
 
 
 class TaskStatus(StrEnum):
@@ -59,6 +61,8 @@ class TaskRecord(ProtocolModel):
     ended_at: AwareDatetime | None = None
     pid: int | None = None
     """The agent's process (group leader) while it runs; cleared when it ends."""
+    cgroup: str | None = None
+    """The task's own cgroup v2 directory, when one could be made (``runner/cgroup.py``)."""
     parent_id: str | None = None
     """The task that delegated this one, when an agent delegated through caesar."""
     depth: Annotated[int, Field(ge=0)] = 0
@@ -80,6 +84,11 @@ class TaskRecord(ProtocolModel):
     report_source: ReportSource | None = None
     changes_verified_by: VerifiedBy | None = None
     report_status: ReportStatus | None = None
+    finished_seq: int | None = None
+    """The ``seq`` of caesar's own ``finished`` event in ``events.jsonl`` (``NO_ENDING`` while
+    there is none). Agents may append any line to their log, one that looks like a
+    ``finished`` too: only this one is the outcome. ``None`` on a record concluded by a caesar
+    that predates the field (see :attr:`legacy_ending`)."""
     applied_at: AwareDatetime | None = None
     discarded_at: AwareDatetime | None = None
     """When its worktree and branch were removed (``caesar discard`` or ``caesar gc``)."""
@@ -95,6 +104,18 @@ class TaskRecord(ProtocolModel):
     report_tier: str | None = None
     """The tier the agent was asked to honor (channel, schema, file)."""
     deadline_ms: int | None = None
+
+    @property
+    def ending_seq(self) -> int | None:
+        """The ``seq`` of caesar's own ``finished`` event, when it has written one."""
+        seq = self.finished_seq
+        return seq if seq is not None and seq >= 0 else None
+
+    @property
+    def legacy_ending(self) -> bool:
+        """Concluded by a caesar that did not name its ``finished`` event: the last one in the
+        log is taken as its ending, as that caesar's readers did."""
+        return self.status.terminal and self.finished_seq is None
 
     def age(self, now: datetime) -> float:
         """Seconds since creation."""

@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 from caesar_core.errors import UsageError
+from caesar_core.layout import CAESAR_DIR, project_of_task
 
-CAESAR_DIR = ".caesar"
+__all__ = ["CAESAR_DIR", "find_root", "project_of_task"]
 
 
 def find_root(
@@ -44,12 +45,3 @@ def find_root(
 def _parent_task_root() -> Path | None:
     task_dir = os.environ.get("CAESAR_TASK_DIR")
     return project_of_task(Path(task_dir)) if task_dir else None
-
-
-def project_of_task(task_dir: Path) -> Path | None:
-    """The project root a task directory belongs to (``<root>/.caesar/tasks/<id>``), or None
-    when the path does not have that shape."""
-    if task_dir.parent.name != "tasks" or task_dir.parent.parent.name != CAESAR_DIR:
-        return None
-    root = task_dir.parent.parent.parent
-    return root.resolve() if (root / CAESAR_DIR).is_dir() else None

@@ -20,11 +20,11 @@ from pydantic import ValidationError
 
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.fs import atomic_write, create_exclusive, dump_json
+from caesar_core.layout import APPROVAL_ANSWERS_DIR, CAESAR_DIR, STATE_DIR
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.taskdir import TaskPaths
 from caesar_core.store.ids import check_task_id
-from caesar_core.store.record import RECORD_ADAPTER, TaskRecord, TaskStatus
-from caesar_core.store.root import CAESAR_DIR
+from caesar_core.store.record import NO_ENDING, RECORD_ADAPTER, TaskRecord, TaskStatus
 
 
 class UnknownTaskError(CaesarError):
@@ -65,6 +65,8 @@ class TaskStore:
         self.home = root / CAESAR_DIR
         self.tasks_dir = self.home / "tasks"
         self.records_dir = self.home / "state" / "tasks"
+        self.approval_answers_dir = self.home / STATE_DIR / APPROVAL_ANSWERS_DIR
+        """Where the answers to held tool calls are kept (see ``layout.approval_answers``)."""
 
     def paths(self, task_id: str) -> TaskPaths:
         return TaskPaths(self.tasks_dir / check_task_id(task_id))
@@ -120,6 +122,9 @@ class TaskStore:
         """Move a task to a terminal status once; returns the record and whether this call did.
 
         A second conclusion (the runner noticing its cancelled agent exit) changes nothing.
+        Unless ``finished_seq`` is given, the record says caesar's ``finished`` event is not
+        written yet (``NO_ENDING``): no ``finished`` line in the log is its ending until the
+        concluding process names its own.
         """
         if not status.terminal:
             raise ValueError(f"{status} is not a terminal status")
@@ -131,7 +136,10 @@ class TaskStore:
                 return record
             concluded = True
             stamp = now or datetime.now(UTC)
-            return _with(record, {"status": status, "ended_at": stamp, "pid": None, **fields})
+            changes = {"status": status, "ended_at": stamp, "pid": None, **fields}
+            if changes.get("finished_seq") is None:
+                changes["finished_seq"] = NO_ENDING
+            return _with(record, changes)
 
         return self.update(task_id, change), concluded
 

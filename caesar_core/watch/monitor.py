@@ -6,10 +6,17 @@ file), the events log (by byte offset, through the tail), the mailbox, or the ap
 Nothing here polls and nothing re-reads a log whole, so a thousand tasks with hundreds of
 thousands of events stay cheap to follow. No Textual here: the TUI, the text frame of
 ``--once`` and the benchmark all use the same state.
+
+Agents write their task directories, so every read goes through :mod:`caesar_core.safefs`, and
+each task is read on its own: one whose files are hostile or broken is shown with the reason
+(``TaskView.problem``), the others are unaffected. A task whose caesar process is gone is
+concluded when it is read (as ``ps`` does), and its ending is the one caesar's record names,
+never a ``finished`` line the agent appended.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,9 +26,11 @@ from caesar_core.errors import CaesarError
 from caesar_core.events.activity import Activity
 from caesar_core.events.fold import ActivityFold
 from caesar_core.events.tail import EventTail, read_last_events
+from caesar_core.layout import APPROVAL_ANSWERS_DIR
 from caesar_core.protocol.approvals import Approval, ApprovalAnswer
 from caesar_core.protocol.event import Event
 from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
+from caesar_core.runner.sweep import sweep_one
 from caesar_core.store import mailbox
 from caesar_core.store.approvals import APPROVALS_DIR
 from caesar_core.store.approvals import approvals as read_approvals
@@ -46,6 +55,8 @@ class TaskView:
     """Tool calls held by the bridge until someone allows or denies them, oldest first."""
     decided: tuple[tuple[Approval, ApprovalAnswer], ...] = ()
     """Approvals already answered (by a person or by the timeout)."""
+    problem: str = ""
+    """Why part of the task could not be read (its log is a directory, a link...); "" if none."""
 
     @property
     def id(self) -> str:
@@ -81,11 +92,13 @@ class _Task:
     was_reset: bool = False
     questions: list[tuple[MailboxQuestion, MailboxAnswer | None]] = field(default_factory=list)
     held: list[tuple[Approval, ApprovalAnswer | None]] = field(default_factory=list)
+    problem: str = ""
+    """Why the last read of this task failed; the task is still shown, with it."""
 
 
 def _state(task: _Task) -> tuple[object, ...]:
     """What ``catch_up`` compares to tell a task that changed."""
-    return (task.record, len(task.fresh), task.was_reset, task.questions, task.held)
+    return (task.record, len(task.fresh), task.was_reset, task.questions, task.held, task.problem)
 
 
 class ProjectMonitor:
@@ -93,6 +106,8 @@ class ProjectMonitor:
 
     def __init__(self, root: Path, *, only: Iterable[str] = ()) -> None:
         self.store = TaskStore(root)
+        self._homes = (Path(os.path.abspath(self.store.home)), self.store.home.resolve())
+        """``.caesar`` as given and as resolved: a watcher may report either."""
         self.only = set(only)
         self._tasks: dict[str, _Task] = {}
         self.problems: list[str] = []
@@ -124,10 +139,7 @@ class ProjectMonitor:
         for record in listing.records:
             if self.only and record.id not in self.only:
                 continue
-            self._record(record)
-            self._events(record.id)
-            self._mailbox(record.id)
-            self._approvals(record.id)
+            self._read(record, {"events", "mailbox", "approvals"})
             ids.add(record.id)
         return ids
 
@@ -144,33 +156,52 @@ class ProjectMonitor:
             what = set(reported)
             if self.only and task_id not in self.only:
                 continue
-            new = task_id not in self._tasks
-            if "record" in what or new:
+            task = self._tasks.get(task_id)
+            if "record" in what or task is None:
                 try:
-                    self._record(self.store.get(task_id))
+                    record = self.store.get(task_id)
                 except CaesarError:
                     continue
-                if new:
+                if task is None:
                     what |= {"events", "mailbox", "approvals"}
-            if "events" in what:
-                self._events(task_id)
-            if "mailbox" in what:
-                self._mailbox(task_id)
-            if "approvals" in what:
-                self._approvals(task_id)
+            else:
+                record = task.record
+            self._read(record, what)
             changed.add(task_id)
         return changed
 
-    def _locate(self, path: Path) -> tuple[str, str] | None:
-        """Which task a changed path belongs to, and which part of it."""
+    def _read(self, record: TaskRecord, what: set[str]) -> None:
+        """Read the parts ``what`` of one task; whatever goes wrong is that task's problem."""
+        self._record(record)
+        task = self._tasks[record.id]
+        swept, problem = sweep_one(self.store, record)  # an abandoned task concluded on sight
+        if swept is not record:
+            self._record(swept)
         try:
-            rel = path.resolve().relative_to(self.store.home.resolve())
-        except (ValueError, OSError):
+            if "events" in what:
+                self._events(record.id)
+            if "mailbox" in what:
+                self._mailbox(record.id)
+            if "approvals" in what:
+                self._approvals(record.id)
+        except Exception as error:  # one broken task must never take the others down
+            task.problem = _reason(error)
+        else:
+            task.problem = problem
+
+    def _locate(self, path: Path) -> tuple[str, str] | None:
+        """Which task a changed path belongs to, and which part of it (lexically: a link an
+        agent left in its task directory is never followed)."""
+        rel = self._relative(path)
+        if rel is None:
             return None
         parts = rel.parts
         if len(parts) == 3 and parts[:2] == ("state", "tasks") and parts[2].endswith(".json"):
             task_id = parts[2][: -len(".json")]
             return (task_id, "record") if TASK_ID_PATTERN.fullmatch(task_id) else None
+        if len(parts) >= 3 and parts[:2] == ("state", APPROVAL_ANSWERS_DIR):
+            # The answers to a task's approvals, kept out of the agent's reach.
+            return (parts[2], "approvals") if TASK_ID_PATTERN.fullmatch(parts[2]) else None
         if len(parts) >= 3 and parts[0] == "tasks" and TASK_ID_PATTERN.fullmatch(parts[1]):
             name = parts[2]
             if name == "events.jsonl":
@@ -185,13 +216,27 @@ class ProjectMonitor:
                 return parts[1], "raw"
         return None
 
+    def _relative(self, path: Path) -> Path | None:
+        absolute = Path(os.path.abspath(path))
+        for home in self._homes:
+            try:
+                return absolute.relative_to(home)
+            except ValueError:
+                continue
+        return None
+
     def _record(self, record: TaskRecord) -> None:
         task = self._tasks.get(record.id)
         if task is None:
             events = self.store.paths(record.id).events
-            self._tasks[record.id] = _Task(record, EventTail(events), ActivityFold(record.id))
+            task = _Task(record, EventTail(events), ActivityFold(record.id))
+            self._tasks[record.id] = task
         else:
             task.record = record
+        if record.legacy_ending:
+            task.fold.trust_any()
+        else:
+            task.fold.trust_finished(record.ending_seq)
 
     def _events(self, task_id: str) -> None:
         task = self._tasks.get(task_id)
@@ -238,6 +283,7 @@ class ProjectMonitor:
             bad_lines=task.tail.bad_total,
             approvals=tuple(a for a, answer in task.held if answer is None),
             decided=tuple((a, answer) for a, answer in task.held if answer is not None),
+            problem=task.problem or task.tail.problem,
         )
 
     def take_fresh(self, task_id: str) -> tuple[list[Event], bool]:
@@ -256,3 +302,7 @@ class ProjectMonitor:
         for task in self._tasks.values():
             task.tail.close()
         self._tasks.clear()
+
+
+def _reason(error: Exception) -> str:
+    return error.reason if isinstance(error, CaesarError) else f"{type(error).__name__}: {error}"

@@ -12,7 +12,7 @@ import pytest
 
 from caesar_core.protocol.approvals import Approval, ApprovalAnswer
 from caesar_core.store import TaskStore
-from caesar_core.store.approvals import approvals
+from caesar_core.store.approvals import answer_file, approvals
 from tests.bridge.core_support import CAESAR, Bridge, finish
 from tests.runner.conftest import wait_for
 from tests.store.conftest import make_record
@@ -179,7 +179,27 @@ def test_a_fifo_answer_is_no_answer_and_never_waited_on(tmp_path: Path) -> None:
     bridge, _, task_dir = task(tmp_path, '[bridge]\napproval_timeout = "1s"\n\n' + RULE)
     adm = bridge.begin()["admission_id"]
     held, (asked, _) = hold(bridge, adm, task_dir, "git push")
-    os.mkfifo(task_dir / "approvals" / f"{asked.id}.answer.json")
+    fifo = answer_file(task_dir, asked.id)
+    fifo.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(fifo)
     response = finish(held, timeout=30)
     assert response["decision"] == "deny"
     assert "timed out" in response["reason"]
+
+
+def test_the_agent_cannot_approve_its_own_held_call(tmp_path: Path) -> None:
+    """The task directory is the agent's to write: an answer it drops beside the ask is no
+    answer. Answers live in caesar's state directory, out of the agent's reach."""
+    bridge, _, task_dir = task(tmp_path, '[bridge]\napproval_timeout = "1s"\n\n' + RULE)
+    adm = bridge.begin()["admission_id"]
+    held, (asked, _) = hold(bridge, adm, task_dir, "git push --force")
+    forged = {"id": asked.id, "decision": "allow", "answered_by": "cli"}
+    (task_dir / "approvals" / f"{asked.id}.answer.json").write_text(json.dumps(forged))
+    response = finish(held, timeout=30)
+    assert response["decision"] == "deny"
+    assert "timed out" in response["reason"]
+    assert answer_file(task_dir, asked.id).is_relative_to(
+        tmp_path / "project" / ".caesar" / "state"
+    )
+    ((_, answer),) = approvals(task_dir)
+    assert answer is not None and answer.answered_by == "timeout"

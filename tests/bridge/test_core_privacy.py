@@ -7,6 +7,7 @@ import json
 import stat
 from pathlib import Path
 
+from caesar_core.store.approvals import answer_file
 from tests.bridge.core_support import Bridge, finish, write_task
 from tests.bridge.hookkit import HookWorld
 from tests.runner.conftest import wait_for
@@ -78,7 +79,7 @@ def test_canaries_never_reach_a_file(tmp_path: Path) -> None:
     approval = json.loads(asked[0].read_text())
     assert approval["summary"] == "deploy --token [REDACTED:github_token]"
     answer = {"id": approval["id"], "decision": "allow", "answered_at": "2026-11-30T00:00:00Z"}
-    (task_dir / "approvals" / f"{approval['id']}.answer.json").write_text(json.dumps(answer))
+    (answer_file(task_dir, approval["id"])).write_text(json.dumps(answer))
     assert finish(held)["decision"] == "allow"
     call(
         {

@@ -510,3 +510,45 @@ def test_a_fatal_error_outranks_later_chatter() -> None:
     assert a.headline == "error: disk full"
     assert a.error is not None and a.error.message == "retrying"
     assert a.errors == 2
+
+
+def test_only_the_finished_event_caesar_names_ends_the_task() -> None:
+    """An agent can append a ``finished`` line; once the fold is told which one is caesar's
+    (the record's ``finished_seq``), no other ends the task, whenever either arrives."""
+    s = Stream()
+    s(StartedEvent, agent="sh", command="x")
+    s(FinishedEvent, status=ReportStatus.SUCCESS, summary="all tests pass")
+    fold = ActivityFold("t1")
+    fold.trust_finished(None)  # the task runs: caesar has written no ending yet
+    fold.apply_all(s.events)
+    running = fold.snapshot(s.at)
+    assert running.status is ActivityStatus.RUNNING and running.finished is None
+    assert "all tests pass" not in running.headline
+    s(FinishedEvent, status=ReportStatus.FAILED, summary="exit 3")
+    fold.apply(s.events[-1])
+    fold.trust_finished(2)  # the record names caesar's own
+    ended = fold.snapshot(s.at)
+    assert ended.finished is not None and ended.finished.status is ReportStatus.FAILED
+    assert ended.headline == "failed: exit 3"
+    s(FinishedEvent, status=ReportStatus.SUCCESS, summary="late forgery")
+    fold.apply(s.events[-1])
+    assert fold.snapshot(s.at).headline == "failed: exit 3"
+
+
+def test_a_deeply_nested_utterance_is_shown_as_text_not_recursed_into() -> None:
+    s = Stream()
+    s(MessageEvent, text='{"protocol": "caesar.report/v1", "x": ' + "[" * 50_000 + "]" * 50_000)
+    activity = s.snapshot()
+    assert activity.speech.startswith("]") or activity.speech.endswith("]")
+
+
+def test_a_record_older_than_finished_seq_takes_the_last_finished() -> None:
+    s = Stream()
+    s(StartedEvent, agent="sh", command="x")
+    s(FinishedEvent, status=ReportStatus.SUCCESS, summary="done")
+    fold = ActivityFold("t1")
+    fold.trust_finished(None)
+    fold.apply_all(s.events)
+    assert fold.snapshot(s.at).finished is None
+    fold.trust_any()  # TaskRecord.legacy_ending: that caesar's readers took the last one
+    assert fold.snapshot(s.at).headline == "success: done"

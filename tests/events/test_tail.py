@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from caesar_core.events import EventTail, LineTail, encode_line, read_events
+from caesar_core.events.tail import read_last_events
 from caesar_core.protocol import (
     Event,
     FileChanged,
@@ -407,3 +408,32 @@ def test_tailing_a_log_while_another_process_writes_it(log: Path) -> None:
         assert proc.wait(timeout=60) == 0
     assert [event.seq for event in got] == list(range(count + 1))
     assert reads > 1
+
+
+@pytest.mark.parametrize("hostile", ["symlink", "directory", "fifo", "hardlink"])
+def test_a_log_that_is_not_a_plain_file_reads_as_none_and_says_why(
+    log: Path, tmp_path: Path, hostile: str
+) -> None:
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(sample_log())
+    if hostile == "symlink":
+        log.symlink_to(outside)
+    elif hostile == "directory":
+        log.mkdir()
+    elif hostile == "fifo":
+        os.mkfifo(log)
+    else:
+        log.hardlink_to(outside)
+    with EventTail(log) as tail:
+        batch = tail.read()
+        assert batch.events == [] and batch.bad == []
+        assert str(log) in tail.problem
+    assert read_events(log) == ([], [])
+    assert read_last_events(log, 5) == []
+    if hostile == "directory":
+        log.rmdir()
+    else:
+        log.unlink()
+    append(log, line(0))
+    with EventTail(log) as tail:
+        assert len(tail.read().events) == 1 and tail.problem == ""

@@ -1,4 +1,4 @@
-"""The event writer owns ``seq``: unique, increasing, whole lines, one ``finished``.
+"""The event writer owns ``seq``: unique, increasing, whole lines, one ``finished`` per writer.
 
 Everything here runs on real files; concurrency is tested with real processes, because
 ``flock`` and ``O_APPEND`` are the mechanism under test.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -121,27 +122,25 @@ def test_finished_is_written_once(log: Path) -> None:
     assert [event.type for event in events] == ["finished", "message"]
 
 
-def test_finished_is_refused_across_writers_and_processes(log: Path) -> None:
-    with EventWriter(log, "t-1") as writer:
-        writer.append(Finished(status=ReportStatus.SUCCESS))
-    with EventWriter(log, "t-1") as writer:
-        assert writer.append(Finished(status=ReportStatus.SUCCESS)) is None
-    lock_path_for(log).unlink()  # forces a rescan: the log itself must say it is finished
-    with EventWriter(log, "t-1") as writer:
-        assert writer.append(Finished(status=ReportStatus.SUCCESS)) is None
-    assert len(raw_lines(log)) == 1
-
-
-def test_a_finished_line_written_by_the_agent_counts(log: Path) -> None:
+def test_a_finished_line_in_the_log_never_silences_caesar(log: Path) -> None:
+    """Agents may append lines: one that looks like caesar's ending (the agent's own, or a
+    previous writer's) must not stop caesar from writing its own."""
     with EventWriter(log, "t-1") as writer:
         writer.append(Message(text="hi"))
         with log.open("ab") as raw:
             line = encode_line(
-                Finished(status=ReportStatus.SUCCESS), seq=1, at=START, task_id="t-1"
+                Finished(status=ReportStatus.SUCCESS, summary="all tests pass"),
+                seq=1,
+                at=START,
+                task_id="t-1",
             )
             raw.write(line)
-        assert writer.append(Finished(status=ReportStatus.SUCCESS)) is None
-    assert seqs(log) == [0, 1]
+        ours = writer.append(Finished(status=ReportStatus.FAILED))
+    assert ours is not None and ours.seq == 2
+    lock_path_for(log).unlink()  # a rescan reads the forged line too: it still decides nothing
+    with EventWriter(log, "t-1") as writer:
+        assert writer.append(Finished(status=ReportStatus.FAILED)) is not None
+    assert seqs(log) == [0, 1, 2, 3]
 
 
 def test_a_stray_finished_object_does_not_close_the_task(log: Path) -> None:
@@ -219,9 +218,11 @@ def test_a_partial_line_seen_while_refusing_is_rescanned_once_completed(log: Pat
         b"",
         b"not json",
         b'{"size": "12"}',
-        b'{"size":-1,"inode":1,"next_seq":0,"finished":false,"tail":""}',
-        b'{"size":999999,"inode":1,"next_seq":0,"finished":false,"tail":""}',
+        b'{"size":-1,"inode":1,"next_seq":0,"tail":""}',
+        b'{"size":999999,"inode":1,"next_seq":0,"tail":""}',
         b"\x00\xff" * 50,
+        # What an agent can write there: nested past any parser's recursion.
+        pytest.param(b"[" * 4000, id="deep"),
     ],
 )
 def test_corrupt_lock_state_recovers_by_rescanning(log: Path, garbage: bytes) -> None:
@@ -259,7 +260,7 @@ def test_lock_state_tracks_the_log(log: Path) -> None:
     assert state["size"] == log.stat().st_size
     assert state["inode"] == log.stat().st_ino
     assert state["next_seq"] == 2
-    assert state["finished"] is True
+    assert "finished" not in state  # nothing an agent can forge decides caesar's ending
 
 
 def test_truncation_forces_a_rescan(log: Path) -> None:
@@ -388,3 +389,36 @@ def test_two_processes_appending_concurrently_never_share_a_seq(log: Path) -> No
     writers = [e.text[0] for e in events if isinstance(e, MessageEvent)]
     interleaved = sum(1 for x, y in itertools.pairwise(writers) if x != y)
     assert interleaved > 1, "the two processes did run concurrently"
+
+
+@pytest.mark.parametrize("sabotage", ["symlink", "hardlink", "directory", "fifo"])
+@pytest.mark.parametrize("victim", ["events.jsonl", ".events.lock"])
+def test_a_sabotaged_log_or_lock_is_moved_aside_never_written_through(
+    log: Path, tmp_path: Path, victim: str, sabotage: str
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"the user's own file\n")
+    with EventWriter(log, "t-1") as writer:
+        writer.append(Message(text="before"))
+    entry = log.parent / victim
+    entry.unlink()
+    if sabotage == "symlink":
+        entry.symlink_to(outside)
+    elif sabotage == "hardlink":
+        entry.hardlink_to(outside)
+    elif sabotage == "directory":
+        entry.mkdir()
+    else:
+        os.mkfifo(entry)
+    with EventWriter(log, "t-1") as writer:
+        event = writer.append(Finished(status=ReportStatus.FAILED))
+    assert event is not None
+    assert outside.read_bytes() == b"the user's own file\n"
+    assert (log.parent / f"{victim}.refused-1").exists() or (
+        log.parent / f"{victim}.refused-1"
+    ).is_symlink()
+    events, _ = read_events(log)
+    notice = events[-2]
+    assert notice.type == "error" and f"{victim} was" in notice.message
+    assert "moved it aside" in notice.message
+    assert events[-1].type == "finished"

@@ -20,6 +20,7 @@ from caesar_core.store import (
     check_task_id,
     new_task_id,
 )
+from caesar_core.store.record import NO_ENDING
 from tests.store.conftest import T0, make_record
 
 
@@ -147,3 +148,17 @@ def test_concurrent_updates_from_two_processes_lose_nothing(store: TaskStore) ->
     assert len(paths) == 300
     assert [p for p in paths if p.startswith("a-")] == [f"a-{i}" for i in range(150)]
     assert [p for p in paths if p.startswith("b-")] == [f"b-{i}" for i in range(150)]
+
+
+def test_a_conclusion_names_no_ending_until_caesar_writes_one(store: TaskStore) -> None:
+    """A record concluded without ``finished_seq`` says caesar's ending is not written yet, so
+    no ``finished`` line an agent wrote passes for it; only an older record (no field at all)
+    takes the last ``finished`` of its log, as the caesar that wrote it did."""
+    store.create(make_record("t_" + "a" * 32))
+    concluded, _ = store.conclude("t_" + "a" * 32, TaskStatus.FAILED)
+    assert concluded.finished_seq == NO_ENDING
+    assert concluded.ending_seq is None and not concluded.legacy_ending
+    named = store.set(concluded.id, finished_seq=7)
+    assert named.ending_seq == 7 and not named.legacy_ending
+    older = make_record("t_" + "b" * 32).model_copy(update={"status": TaskStatus.SUCCEEDED})
+    assert older.finished_seq is None and older.legacy_ending

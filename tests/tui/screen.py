@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Static
 from caesar_core.events import EventWriter
 from caesar_core.git import FileChange, TreeDiff, assemble
 from caesar_core.protocol import ChangeAction, Isolation, Mode
-from caesar_core.protocol.event import EventPayload
+from caesar_core.protocol.event import Event, EventPayload
 from caesar_core.store import TaskRecord, TaskStatus, TaskStore
 from caesar_tui.app import CaesarApp, make_app
 
@@ -131,9 +131,10 @@ class Project:
         ) as writer:
             yield writer
 
-    def emit(self, task_id: str, at: datetime, payload: EventPayload) -> None:
+    def emit(self, task_id: str, at: datetime, payload: EventPayload) -> Event | None:
+        """Append one event as caesar would; the event written (its ``seq``, for a record)."""
         with self.events(task_id, at) as writer:
-            writer.append(payload)
+            return writer.append(payload)
 
     def diff(self, task_record: TaskRecord) -> TreeDiff | None:
         return self.diffs.get(task_record.id)

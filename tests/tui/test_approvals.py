@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from caesar_core.protocol import Isolation, Mode
 from caesar_core.store import ReportSource, TaskRecord, TaskStatus, TaskStore, VerifiedBy, ask
-from caesar_core.store.approvals import answer_approval
+from caesar_core.store.approvals import answer_approval, answer_file
 from caesar_tui.app import CaesarApp, make_app
 from caesar_tui.frame import text_frame
 from caesar_tui.widgets.approvals import ApprovalCard
@@ -62,9 +62,7 @@ def make_task(root: Path, task_id: str = TASK, minutes: int = 0) -> Path:
 
 
 def answer_of(task_dir: Path, approval_id: str = AP) -> dict[str, object]:
-    data: dict[str, object] = json.loads(
-        (task_dir / "approvals" / f"{approval_id}.answer.json").read_text()
-    )
+    data: dict[str, object] = json.loads((answer_file(task_dir, approval_id)).read_text())
     return data
 
 
@@ -86,8 +84,8 @@ async def test_y_on_the_card_allows_the_held_call(tmp_path: Path) -> None:
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.focused, ApprovalCard), "the card's focus")
         await pilot.press("y")
-        answer_file = task_dir / "approvals" / f"{AP}.answer.json"
-        await until(pilot, answer_file.exists, "the answer file")
+        decided = answer_file(task_dir, AP)
+        await until(pilot, decided.exists, "the answer file")
         assert answer_of(task_dir)["decision"] == "allow"
         assert answer_of(task_dir)["answered_by"] == "watch"
         await until(pilot, lambda: not cards(app), "the card to leave")
@@ -112,11 +110,11 @@ async def test_n_denies_on_a_card_and_is_next_waiting_everywhere_else(tmp_path: 
         await until(pilot, lambda: tree.selected_id == OTHER, "the task with the question")
         await pilot.press("n")  # and round again, to the one with the approval
         await until(pilot, lambda: tree.selected_id == TASK, "the task with the approval")
-        assert not (held_dir / "approvals" / f"{AP}.answer.json").exists()
+        assert not (answer_file(held_dir, AP)).exists()
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.focused, ApprovalCard), "the card's focus")
         await pilot.press("n")  # on the card: deny
-        await until(pilot, (held_dir / "approvals" / f"{AP}.answer.json").exists, "the answer file")
+        await until(pilot, (answer_file(held_dir, AP)).exists, "the answer file")
         assert answer_of(held_dir)["decision"] == "deny"
         assert answer_of(held_dir)["answered_by"] == "watch"
         await until(pilot, lambda: "denied" in decided_text(app), "the decided line")
@@ -148,9 +146,7 @@ async def test_answered_elsewhere_or_timed_out_the_card_leaves(tmp_path: Path) -
         text = decided_text(app)
         assert "allowed" in text and "by cli" in text
         assert "denied" in text and "by timeout" in text
-        assert (
-            not (task_dir / "approvals" / "ap_000000000002.answer.json").read_text().count("watch")
-        )
+        assert not (answer_file(task_dir, "ap_000000000002")).read_text().count("watch")
 
 
 async def test_a_call_held_while_watching_appears_marked_and_counts_down(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from caesar_core.fs import create_exclusive
 from caesar_core.store import TaskStatus, TaskStore, ask
-from caesar_core.store.approvals import answer_approval
+from caesar_core.store.approvals import answer_approval, answer_file
 from caesar_core.watch import ProjectMonitor
 from tests.store.conftest import make_record
 
@@ -44,7 +44,7 @@ def hold(
 
 def time_out(task_dir: Path, approval_id: str, decision: str = "deny") -> Path:
     """The bridge's answer when nobody decided in time."""
-    path = task_dir / "approvals" / f"{approval_id}.answer.json"
+    path = answer_file(task_dir, approval_id)
     body = {
         "id": approval_id,
         "decision": decision,
@@ -85,7 +85,7 @@ def test_refresh_follows_the_approvals_directory(tmp_path: Path) -> None:
     assert [a.id for a in view.approvals] == ["ap_000000000001", "ap_000000000002"]
 
     answer_approval(paths.root, "ap_000000000001", "allow", by="cli")
-    monitor.refresh([paths.root / "approvals" / "ap_000000000001.answer.json"])
+    monitor.refresh([answer_file(paths.root, "ap_000000000001")])
     monitor.refresh([time_out(paths.root, "ap_000000000002")])
     view = monitor.view(record.id, T0)
     assert view.approvals == () and not view.needs_input

@@ -1,0 +1,42 @@
+"""Where caesar keeps what inside a project, as paths alone (stdlib only: the hook path uses it).
+
+```
+<root>/.caesar/tasks/<id>/        the task directory: the agent may write all of it
+<root>/.caesar/state/tasks/<id>.json   caesar's record of the task
+<root>/.caesar/state/approvals/<id>/   answers to the task's held tool calls
+<root>/.caesar/wt/<id>/           the task's worktree
+```
+
+What decides for the agent lives under ``state/``, which no agent is given: an answer to an
+approval kept in the task directory could be written by the very agent whose call is held.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CAESAR_DIR = ".caesar"
+STATE_DIR = "state"
+APPROVAL_ANSWERS_DIR = "approvals"
+
+
+def project_of_task(task_dir: Path) -> Path | None:
+    """The project root a task directory belongs to (``<root>/.caesar/tasks/<id>``), or None
+    when the path does not have that shape."""
+    if task_dir.parent.name != "tasks" or task_dir.parent.parent.name != CAESAR_DIR:
+        return None
+    root = task_dir.parent.parent.parent
+    return root.resolve() if (root / CAESAR_DIR).is_dir() else None
+
+
+def approval_answers(task_dir: Path) -> tuple[Path, str]:
+    """Where the answers to a task's approvals are kept: ``(trusted root, folder below it)``,
+    for :mod:`caesar_core.safefs`.
+
+    In caesar's state directory, outside everything the agent can write. A task directory
+    without the project layout (never made by caesar) keeps them in its own ``approvals/``.
+    """
+    root = project_of_task(task_dir)
+    if root is None:
+        return task_dir, APPROVAL_ANSWERS_DIR
+    return root / CAESAR_DIR / STATE_DIR, f"{APPROVAL_ANSWERS_DIR}/{task_dir.name}"

@@ -1,0 +1,1 @@
+"""Reviewing a task's work: hunks, selections, checks."""

@@ -1,0 +1,250 @@
+"""Hunks as data: the unit a person reviews, applies and rejects, by id or by changed line.
+
+A hunk's id is derived from its file's path and its content (context, removed and added lines),
+never its position: it stays the same across re-reads, and across edits elsewhere in the file
+that leave the hunk's own lines alone. A selection names hunks, or changed lines of a hunk
+(``h_…:3-5``: the third to fifth of its ``-``/``+`` lines, 1-based), and :func:`apply_selection`
+turns the old side of a file plus the selected changes into the new text, or reverts the selected
+changes out of the new side (``reverse``), the way ``git add -p`` edits a hunk.
+
+Pure: no git, no files. Lines keep their line endings, so a missing newline at the end of a file
+is carried exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from caesar_core.errors import CaesarError, ExitCode
+
+HUNK_ID_PREFIX = "h_"
+_ID_HEX = 12
+_SPEC = re.compile(r"^(h_[0-9a-f]{12})(?::(\d+)-(\d+))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class HunkLine:
+    """One line of a hunk: ``origin`` is ``" "`` (context), ``"-"`` or ``"+"``; ``text`` keeps
+    its line ending (none on a last line without one)."""
+
+    origin: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    id: str
+    path: str
+    header: str
+    old_start: int
+    old_lines: int
+    new_start: int
+    new_lines: int
+    lines: tuple[HunkLine, ...] = field(repr=False)
+
+    @property
+    def added(self) -> int:
+        return sum(1 for line in self.lines if line.origin == "+")
+
+    @property
+    def removed(self) -> int:
+        return sum(1 for line in self.lines if line.origin == "-")
+
+    @property
+    def changed(self) -> int:
+        """How many ``-``/``+`` lines it has: the range ``--hunk ID:N-M`` counts in."""
+        return self.added + self.removed
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "header": self.header,
+            "old_start": self.old_start,
+            "old_lines": self.old_lines,
+            "new_start": self.new_start,
+            "new_lines": self.new_lines,
+            "added": self.added,
+            "removed": self.removed,
+        }
+
+
+def hunk_id(path: str, lines: Iterable[HunkLine]) -> str:
+    """``h_`` + 12 hex of SHA-256 over the path and the hunk's lines (origin and text)."""
+    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape"))
+    for line in lines:
+        digest.update(b"\0" + line.origin.encode() + line.text.encode("utf-8", "surrogateescape"))
+    return HUNK_ID_PREFIX + digest.hexdigest()[:_ID_HEX]
+
+
+def make_hunk(
+    path: str,
+    header: str,
+    old_start: int,
+    old_lines: int,
+    new_start: int,
+    new_lines: int,
+    lines: Sequence[HunkLine],
+) -> Hunk:
+    kept = tuple(lines)
+    return Hunk(hunk_id(path, kept), path, header, old_start, old_lines, new_start, new_lines, kept)
+
+
+# -- selections --------------------------------------------------------------------------
+
+
+class SelectionError(CaesarError):
+    """A hunk selection that does not fit the diff as it is now; nothing was written."""
+
+    exit_code = ExitCode.USAGE
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """One ``--hunk`` argument: a whole hunk, or changed lines ``first..last`` of it."""
+
+    hunk_id: str
+    first: int | None = None
+    last: int | None = None
+
+    def __str__(self) -> str:
+        return self.hunk_id if self.first is None else f"{self.hunk_id}:{self.first}-{self.last}"
+
+
+def parse_pick(spec: str) -> Pick:
+    """``h_0123456789ab`` or ``h_0123456789ab:N-M``."""
+    match = _SPEC.match(spec.strip())
+    if match is None:
+        raise SelectionError(
+            f"not a hunk selection: {spec[:60]!r}",
+            "name a hunk as h_ + 12 hex digits (see `caesar diff ID --json`), optionally "
+            "followed by :N-M for its changed lines N to M",
+        )
+    hid, first, last = match.group(1), match.group(2), match.group(3)
+    if first is None or last is None:
+        return Pick(hid)
+    start, end = int(first), int(last)
+    if start < 1 or end < start:
+        raise SelectionError(
+            f"{spec}: a line range is N-M with 1 <= N <= M",
+            "count the hunk's changed (-/+) lines from 1",
+        )
+    return Pick(hid, start, end)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which changed lines of which hunks: hunk id -> the 1-based indices among its ``-``/``+``
+    lines (every one of them for a whole hunk)."""
+
+    lines: Mapping[str, frozenset[int]]
+
+    def of(self, hunk: Hunk) -> frozenset[int]:
+        return self.lines.get(hunk.id, frozenset())
+
+    def whole(self, hunk: Hunk) -> bool:
+        return len(self.of(hunk)) == hunk.changed
+
+
+def resolve(picks: Sequence[Pick], hunks: Sequence[Hunk]) -> Selection:
+    """Check ``picks`` against the hunks of the diff as it is now.
+
+    Unknown (or stale) ids are refused with the current ids; ranges outside a hunk, and ranges
+    that overlap another pick of the same hunk, are refused too.
+    """
+    by_id = {hunk.id: hunk for hunk in hunks}
+    chosen: dict[str, set[int]] = {}
+    unknown = [str(pick) for pick in picks if pick.hunk_id not in by_id]
+    if unknown:
+        current = ", ".join(sorted(by_id)) or "none: the diff is empty"
+        raise SelectionError(
+            f"no such hunk in the task's diff now: {', '.join(unknown)}",
+            f"the worktree may have changed since the diff was read; current hunks: {current}",
+        )
+    for pick in picks:
+        hunk = by_id[pick.hunk_id]
+        span = (
+            set(range(1, hunk.changed + 1))
+            if pick.first is None or pick.last is None
+            else set(range(pick.first, pick.last + 1))
+        )
+        if pick.last is not None and pick.last > hunk.changed:
+            raise SelectionError(
+                f"{pick}: the hunk has {hunk.changed} changed lines",
+                f"choose lines within 1-{hunk.changed}",
+            )
+        taken = chosen.setdefault(hunk.id, set())
+        if taken & span:
+            raise SelectionError(
+                f"{pick} overlaps another selection of the same hunk",
+                "name each changed line once",
+            )
+        taken |= span
+    return Selection({hid: frozenset(lines) for hid, lines in chosen.items()})
+
+
+# -- applying ----------------------------------------------------------------------------
+
+
+class HunkMismatchError(CaesarError):
+    """The text a hunk was computed against is not the text at hand."""
+
+    exit_code = ExitCode.FAILURE
+
+
+def apply_selection(
+    text: str, hunks: Sequence[Hunk], selection: Selection, *, reverse: bool = False
+) -> str:
+    """The file with only the selected changes made.
+
+    Forward: ``text`` is the old side (the base); selected ``+`` lines are added and selected
+    ``-`` lines removed, everything else stays as in the base. Reverse: ``text`` is the new side
+    (the worktree); selected changes are undone, everything else stays as in the worktree.
+    ``hunks`` are all the hunks of this one file, in order.
+    """
+    source = text.splitlines(keepends=True)
+    out: list[str] = []
+    cursor = 0  # index into ``source``
+    keep_side, drop_side = ("+", "-") if reverse else ("-", "+")
+    for hunk in sorted(hunks, key=lambda h: h.new_start if reverse else h.old_start):
+        start = (hunk.new_start if reverse else hunk.old_start) - 1
+        count = hunk.new_lines if reverse else hunk.old_lines
+        if count == 0:
+            start += 1  # a pure insertion (or deletion) is placed after line ``start``
+        if start < cursor or start > len(source):
+            raise HunkMismatchError(
+                f"{hunk.path}: hunk {hunk.id} does not fit the file as it is",
+                "read the diff again: the file changed since",
+            )
+        out.extend(source[cursor:start])
+        cursor = start
+        picked = selection.of(hunk)
+        changed = 0
+        for line in hunk.lines:
+            if line.origin == " ":
+                out.append(_take(source, cursor, line, hunk))
+                cursor += 1
+                continue
+            changed += 1
+            selected = changed in picked
+            if line.origin == keep_side:
+                # A line of ``text``'s side: kept unless its change is selected.
+                current = _take(source, cursor, line, hunk)
+                cursor += 1
+                if not selected:
+                    out.append(current)
+            elif line.origin == drop_side and selected:
+                out.append(line.text)
+    out.extend(source[cursor:])
+    return "".join(out)
+
+
+def _take(source: list[str], index: int, line: HunkLine, hunk: Hunk) -> str:
+    if index >= len(source) or source[index] != line.text:
+        raise HunkMismatchError(
+            f"{hunk.path}: hunk {hunk.id} does not match the file's line {index + 1}",
+            "read the diff again: the file changed since",
+        )
+    return source[index]
