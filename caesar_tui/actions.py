@@ -1,5 +1,6 @@
 """What a person asks of a task from ``caesar watch``, carried out: answer a question, allow
-or deny a held tool call, apply, cancel, discard.
+or deny a held tool call, apply (the whole task, or hunks and lines of it), reject hunks,
+cancel, discard.
 
 Plain blocking functions, no Textual: the main screen runs each in a thread worker (group
 ``act``) and shows the :class:`Outcome`. They go through caesar_core exactly as the CLI does.
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 
 from caesar_core.errors import CaesarError
 from caesar_core.protocol.approvals import ApprovalDecision
+from caesar_core.review.hunks import Pick
 from caesar_core.runner import control, worktrees
 from caesar_core.store.approvals import answer_approval
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
+from caesar_tui import standin
 
 BY = "watch"
 """Who answered, as recorded in the answer files."""
@@ -61,6 +64,30 @@ def apply(store: TaskStore, record: TaskRecord, paths: Sequence[str] | None) -> 
     if not result.applied:
         return Outcome("Apply", "Conflicts: nothing was applied", False, tuple(result.conflicts))
     return Outcome("Apply", f"applied {len(result.files)} file(s), not committed")
+
+
+def apply_hunks(store: TaskStore, record: TaskRecord, picks: Sequence[Pick]) -> Outcome:
+    """Only the chosen hunks (or lines of them) into the main working tree, uncommitted."""
+    try:
+        result = standin.apply(store, record, picks)
+    except CaesarError as error:
+        return Outcome("Apply", str(error), ok=False)
+    if not result.applied:
+        return Outcome("Apply", "Conflicts: nothing was applied", False, tuple(result.conflicts))
+    hunks = len({pick.hunk_id for pick in picks})
+    return Outcome(
+        "Apply", f"applied {hunks} hunk(s) of {len(result.files)} file(s), not committed"
+    )
+
+
+def reject(store: TaskStore, record: TaskRecord, picks: Sequence[Pick], reason: str) -> Outcome:
+    """Revert the chosen hunks in the task's worktree, recorded as rejected (with ``reason``)."""
+    try:
+        standin.reject(store, record, picks, reason=reason)
+    except CaesarError as error:
+        return Outcome("Reject", str(error), ok=False)
+    hunks = len({pick.hunk_id for pick in picks})
+    return Outcome("Reject", f"rejected {hunks} hunk(s): reverted in the task's worktree")
 
 
 def cancel(store: TaskStore, task_id: str) -> Outcome:

@@ -32,7 +32,8 @@ from caesar_tui.source import ProjectSource
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
 from caesar_tui.widgets.diff_files import DiffFileList
-from caesar_tui.widgets.diff_view import DiffProvider
+from caesar_tui.widgets.diff_text import DiffText
+from caesar_tui.widgets.diff_view import DiffProvider, DiffView
 from caesar_tui.widgets.questions import QuestionForm, QuestionsPane
 from caesar_tui.widgets.task_tree import TaskTree
 from caesar_tui.workers import WorkerFailures
@@ -58,7 +59,9 @@ class CaesarApp(WorkerFailures, App[None]):
         HelpSection("the Activity tab", (ActivityView,)),
         HelpSection("a held tool call (Questions tab, after a)", (ApprovalCard,)),
         HelpSection("a question (Questions tab)", (QuestionForm, QuestionsPane)),
-        HelpSection("the Diff tab's file list", (DiffFileList,)),
+        HelpSection(
+            "the Diff tab: review by file, hunk and line", (DiffView, DiffFileList, DiffText)
+        ),
     )
     """What the help lists after the keys that work everywhere (the app's and the main
     screen's): each section's bindings, read from the classes that bind them."""

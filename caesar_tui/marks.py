@@ -88,3 +88,31 @@ ROW_STYLE: Final[dict[str, str]] = {
     "finished": "bold",
 }
 """The Activity tab's other rows, by kind (see ``caesar_tui.activity_rows.Row.kind``)."""
+
+BOX: Final[dict[str, Mark]] = {
+    "all": Mark("[x]", "bold"),
+    "some": Mark("[~]", "bold $text-warning"),
+    "none": Mark("[ ]", MUTED),
+    "applied": Mark("[✓]", "$text-success"),
+}
+"""A file's or a hunk's checkbox in the Diff tab, by how much of it is selected (see
+``caesar_tui.review.Box``); ``applied``: nothing of it is left to apply."""
+
+LINE: Final[dict[str, Mark]] = {
+    "selected": Mark("●", "$text-accent"),
+    "unselected": Mark("○", MUTED),
+    "applied": Mark("✓", "$text-success"),
+}
+"""The gutter of a changed line in the Diff tab: whether applying takes it."""
+
+CURSOR: Final = Mark("▌", "$text-accent")
+"""The gutter of the rows of the hunk under the cursor."""
+
+LINE_CURSOR: Final = Mark("▶", "bold $text-accent")
+"""The changed line under the cursor while lines are being selected (``v``)."""
+
+APPLIED: Final = Mark("✓", "$text-success")
+"""Hunks already applied to the user's tree (counted in the file list)."""
+
+REJECTED: Final = Mark("✗", "$text-error")
+"""Hunks rejected: reverted in the task's worktree, gone from its diff."""

@@ -86,6 +86,14 @@ WATCH_KEYS: Final[Mapping[str, str]] = {
     "toggle_file": "space",
     "toggle_all": "a",
     "copy": "c",
+    "next_hunk": "],J",
+    "prev_hunk": "[,K",
+    "next_file": "}",
+    "prev_file": "{",
+    "toggle_hunk": "space",
+    "select_lines": "v",
+    "side_by_side": "s",
+    "reject": "R",
 }
 """The actions of ``caesar watch`` that ``[watch.keys]`` may rebind, with their default keys.
 

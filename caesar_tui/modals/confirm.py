@@ -1,4 +1,5 @@
-"""Yes or no before an action that changes the user's files (apply, discard)."""
+"""Yes or no before an action that changes files (apply, reject, discard), with an optional
+reason the person may type (reject)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
 from caesar_core.terminal import safe_text
 
@@ -20,7 +21,10 @@ class ConfirmModal(ModalScreen[bool]):
     """A question, what the action would touch, and what stands in its way.
 
     Dismissed with True to go ahead, False otherwise. Conflicts are listed apart and in the
-    error colour: they are the reason to say no, and must not hide among the other lines.
+    error colour: they are the reason to say no, and must not hide among the other lines;
+    warnings (checks that failed or were not run) in the warning colour. With
+    ``reason_prompt`` it has a line to type a reason in (``reason`` after it is dismissed);
+    ``enter`` there confirms, and ``y``/``n`` are then letters of the reason.
     """
 
     DEFAULT_CSS = """
@@ -38,6 +42,8 @@ class ConfirmModal(ModalScreen[bool]):
         .title { text-style: bold; margin-bottom: 1; }
         VerticalScroll { height: auto; max-height: 20; }
         .conflicts { color: $text-error; margin-top: 1; }
+        .warnings { color: $text-warning; margin-top: 1; }
+        Input { margin-top: 1; }
         .buttons { height: auto; align-horizontal: right; margin-top: 1; }
         .buttons Button { margin-left: 1; }
     }
@@ -54,6 +60,8 @@ class ConfirmModal(ModalScreen[bool]):
         lines: Sequence[str] = (),
         *,
         conflicts: Sequence[str] = (),
+        warnings: Sequence[str] = (),
+        reason_prompt: str | None = None,
         confirm_label: str = "yes",
         cancel_label: str = "no",
     ) -> None:
@@ -68,6 +76,10 @@ class ConfirmModal(ModalScreen[bool]):
         self.title_text = title
         self.lines = list(lines)
         self.conflicts = list(conflicts)
+        self.warnings = list(warnings)
+        self.reason_prompt = reason_prompt
+        self.reason = ""
+        """What was typed as the reason, once confirmed."""
         self.confirm_label = confirm_label
         self.cancel_label = cancel_label
 
@@ -89,23 +101,42 @@ class ConfirmModal(ModalScreen[bool]):
                         ),
                         classes="conflicts",
                     )
+                if self.warnings:
+                    yield Static(
+                        Content("\n").join(Content(safe_text(line)) for line in self.warnings),
+                        classes="warnings",
+                    )
+            if self.reason_prompt is not None:
+                yield Input(placeholder=self.reason_prompt, id="reason")
             with Horizontal(classes="buttons"):
                 yield Button(Content(f"{self.cancel_label} (n)"), id="cancel", variant="default")
                 yield Button(Content(f"{self.confirm_label} (y)"), id="confirm", variant="primary")
 
     def on_mount(self) -> None:
-        # Enter confirms, whether the binding or the focused button takes it.
-        self.query_one("#confirm", Button).focus()
+        # Enter confirms, whether the binding, the focused button or the reason takes it.
+        if self.reason_prompt is not None:
+            self.query_one("#reason", Input).focus()
+        else:
+            self.query_one("#confirm", Button).focus()
 
     def action_confirm(self) -> None:
+        self._confirm()
+
+    def _confirm(self) -> None:
+        if self.reason_prompt is not None:
+            self.reason = self.query_one("#reason", Input).value.strip()
         self.dismiss(True)
+
+    @on(Input.Submitted, "#reason")
+    def _reason_submitted(self) -> None:
+        self._confirm()
 
     def action_cancel(self) -> None:
         self.dismiss(False)
 
     @on(Button.Pressed, "#confirm")
     def _confirm_pressed(self) -> None:
-        self.dismiss(True)
+        self._confirm()
 
     @on(Button.Pressed, "#cancel")
     def _cancel_pressed(self) -> None:

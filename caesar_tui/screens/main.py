@@ -4,7 +4,7 @@ task's detail tabs, fed by the project's updates, and the keys that act on that 
 The screen owns its panes and the messages that feed them: :class:`ProjectUpdated` from the
 app's watcher, and each detail pane's own (``ActivityView.HistoryLoaded``,
 ``DiffView.DiffReady``...), which the panes load in thread workers of their own. Writes
-(answer, allow/deny, apply, cancel, discard) run :mod:`caesar_tui.actions` in thread workers
+(answer, allow/deny, apply, reject, cancel, discard) run :mod:`caesar_tui.actions` in thread workers
 of the screen and come back as :class:`MainScreen.Written`. A worker never touches a widget;
 what it finds comes back as a message.
 """
@@ -26,6 +26,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from caesar_core.config import WATCH_KEYS
 from caesar_core.protocol.approvals import ApprovalDecision
+from caesar_core.review.hunks import Pick
 from caesar_core.store.record import TaskRecord
 from caesar_core.watch import TaskView
 from caesar_tui import actions
@@ -36,7 +37,9 @@ from caesar_tui.keys import bind
 from caesar_tui.messages import Announced, ProjectUpdated
 from caesar_tui.modals.confirm import ConfirmModal
 from caesar_tui.modals.filter import FilterModal
+from caesar_tui.review import Choice, checks_warning
 from caesar_tui.source import TaskFiles
+from caesar_tui.standin import done_of
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
 from caesar_tui.widgets.diff_view import DiffProvider, DiffView
@@ -83,7 +86,13 @@ class MainScreen(WorkerFailures, Screen[None]):
             "apply",
             "apply",
             "Apply",
-            help="apply the task's diff to your tree (the files selected in the Diff tab)",
+            help="apply the task's diff to your tree (what is selected in the Diff tab)",
+        ),
+        bind(
+            "reject",
+            "reject",
+            "Reject",
+            help="reject what is selected in the Diff tab: reverted in the task's worktree",
         ),
         bind("cancel", "cancel_task", "Cancel", help="cancel the task"),
         bind("discard", "discard", "Discard", help="discard the task's worktree"),
@@ -100,6 +109,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         """None: the write failed unexpectedly (the worker's error is notified)."""
         retry: QuestionForm | ApprovalCard | None = None
         """The form or card that asked: it answers again if the write did not happen."""
+        reread: TaskRecord | None = None
+        """The task as the write left it: its diff is read again."""
 
     def __init__(
         self,
@@ -138,7 +149,11 @@ class MainScreen(WorkerFailures, Screen[None]):
                 panes = {
                     "activity": ActivityView(files.history, self.clock, id="activity-view"),
                     "questions": QuestionsPane(id="questions-pane", clock=self.clock),
-                    "diff": DiffView(self.diff_provider, id="diff-view"),
+                    "diff": DiffView(
+                        self.diff_provider,
+                        lambda record: done_of(files.store, record),
+                        id="diff-view",
+                    ),
                     "report": ReportView(files.report, id="report-view"),
                     "log": LogView(files.raw_log, id="log-view"),
                 }
@@ -282,30 +297,80 @@ class MainScreen(WorkerFailures, Screen[None]):
 
         self.app.push_screen(FilterModal(self.filter_text), chosen)
 
-    def action_apply(self) -> None:
+    def _worktree_record(self, in_place: str) -> TaskRecord | None:
         record = self._selected_record()
+        if record is not None and not record.worktree_path:
+            self.notify(f"this task ran in place: {in_place}")
+            return None
+        return record
+
+    def _choice_of(self, record: TaskRecord, what: str) -> Choice | None:
+        """The Diff tab's selection of ``record``'s diff, if it is the one shown there."""
+        diff_view = self.query_one(DiffView)
+        if diff_view.task_id != record.id or diff_view.diff is None:
+            return None
+        choice = diff_view.choice()
+        if choice is None or not choice.picks:
+            self.notify(f"nothing is selected in the Diff tab to {what} (space toggles a hunk)")
+        return choice
+
+    def action_apply(self) -> None:
+        record = self._worktree_record("its changes are already in your tree")
         if record is None:
             return
-        if not record.worktree_path:
-            self.notify("this task ran in place: its changes are already in your tree")
-            return
         diff_view = self.query_one(DiffView)
-        paths: list[str] | None = None
-        if diff_view.task_id == record.id and diff_view.diff is not None:
-            if not diff_view.selected_paths:
-                self.notify("no file selected in the Diff tab (space toggles, a selects all)")
-                return
-            if not diff_view.all_selected:
-                paths = diff_view.selected_paths
-        body = paths if paths is not None else ["every file of the task's diff"]
+        shown = diff_view.task_id == record.id and diff_view.diff is not None
+        choice = self._choice_of(record, "apply") if shown else None
+        if shown and (choice is None or not choice.picks):
+            return
+        picks = None if choice is None or choice.whole else list(choice.picks)
+        if choice is None:
+            title, body = (
+                f"Apply {record.id[2:10]} to your working tree?",
+                ["every file of its diff"],
+            )
+        else:
+            what = "every hunk" if choice.whole else f"{choice.hunks} hunk(s)"
+            title = f"Apply {what} of {choice.files} file(s) of {record.id[2:10]} to your tree?"
+            body = list(choice.lines)
 
         def decided(confirmed: bool | None) -> None:
             if confirmed:
-                self._apply(record, paths)
+                self._apply(record, picks)
 
+        checks, warn = checks_warning(record)
         self.app.push_screen(
-            ConfirmModal(f"Apply {record.id[2:10]} to your working tree?", body), decided
+            ConfirmModal(
+                title, [*body, *([] if warn else [checks])], warnings=[checks] if warn else []
+            ),
+            decided,
         )
+
+    def action_reject(self) -> None:
+        record = self._worktree_record("there is no worktree to reject its changes in")
+        if record is None:
+            return
+        diff_view = self.query_one(DiffView)
+        if diff_view.task_id != record.id or diff_view.diff is None:
+            self.notify("open the Diff tab to choose what to reject")
+            return
+        choice = self._choice_of(record, "reject")
+        if choice is None or not choice.picks:
+            return
+        picks = list(choice.picks)
+        modal = ConfirmModal(
+            f"Reject {choice.hunks} hunk(s) of {choice.files} file(s) of {record.id[2:10]}?",
+            [*choice.lines, "they are reverted in the task's worktree and leave its diff"],
+            reason_prompt="why (optional; a follow-up turn of the task is told)",
+            confirm_label="reject",
+            cancel_label="keep",
+        )
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self._reject(record, picks, modal.reason)
+
+        self.app.push_screen(modal, decided)
 
     def action_cancel_task(self) -> None:
         record = self._selected_record()
@@ -368,8 +433,19 @@ class MainScreen(WorkerFailures, Screen[None]):
             self.post_message(self.Written(outcome, card))
 
     @work(thread=True, group="act", exit_on_error=False)
-    def _apply(self, record: TaskRecord, paths: list[str] | None) -> None:
-        self.post_message(self.Written(actions.apply(self.files.store, record, paths)))
+    def _apply(self, record: TaskRecord, picks: list[Pick] | None) -> None:
+        store = self.files.store
+        if picks is None:
+            outcome = actions.apply(store, record, None)
+        else:
+            outcome = actions.apply_hunks(store, record, picks)
+        self.post_message(self.Written(outcome, reread=store.get(record.id)))
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _reject(self, record: TaskRecord, picks: list[Pick], reason: str) -> None:
+        store = self.files.store
+        outcome = actions.reject(store, record, picks, reason)
+        self.post_message(self.Written(outcome, reread=store.get(record.id)))
 
     @work(thread=True, group="act", exit_on_error=False)
     def _cancel(self, task_id: str) -> None:
@@ -386,6 +462,8 @@ class MainScreen(WorkerFailures, Screen[None]):
             message.retry.reopen()  # nothing was written: the form or card may answer again
         if outcome is None:
             return
+        if message.reread is not None and self.query_one(DiffView).task_id == message.reread.id:
+            self.query_one(DiffView).load(message.reread)
         if outcome.conflicts:
             self.app.push_screen(
                 ConfirmModal(

@@ -1,4 +1,5 @@
-"""The files of a task's diff, each with a checkbox choosing whether it is applied."""
+"""The files of a task's diff, each with its checkbox and its hunks' counts: selected, applied,
+rejected."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from textual.widgets.option_list import Option
 from caesar_core.git.diff import FileChange
 from caesar_core.terminal import quote_path
 from caesar_tui.keys import bind
-from caesar_tui.marks import CHANGE, Mark
+from caesar_tui.marks import APPLIED, BOX, CHANGE, MUTED, REJECTED, Mark
+from caesar_tui.review import Box, FileCounts
 
 __all__ = ["DiffFileList", "file_label"]
 
@@ -35,32 +37,56 @@ def _counts(change: FileChange) -> tuple[str, str]:
     return f"+{change.additions}", f"-{change.deletions}"
 
 
-def _prompt(change: FileChange, selected: bool, widths: tuple[int, int]) -> Content:
-    """One row: ``[x] M  +12  -3  path``; the counts come first, padded to the widest of
-    the diff, so that paths line up and a long path wraps without hiding its counts."""
+def _hunk_counts(counts: FileCounts) -> tuple[str, str, str]:
+    return (
+        f"{counts.selected}/{counts.total}",
+        f"{APPLIED.glyph}{counts.applied}" if counts.applied else "",
+        f"{REJECTED.glyph}{counts.rejected}" if counts.rejected else "",
+    )
+
+
+Widths = tuple[int, int, int, int, int]
+"""Widths of the +, -, selected, applied and rejected columns: the widest of the diff."""
+
+
+def _prompt(change: FileChange, counts: FileCounts, widths: Widths) -> Content:
+    """One row: ``[x] M  +12  -3  2/3 ✓1  path``; the counts come first, padded to the widest
+    of the diff, so that paths line up and a long path wraps without hiding its counts."""
     mark = CHANGE.get(change.action, _UNKNOWN)
+    box = BOX[counts.box.value]
     plus, minus = _counts(change)
+    chosen, applied, rejected = _hunk_counts(counts)
     plus_style = "$text-muted" if change.binary else "$text-success"
-    prompt = Content.assemble(
-        ("[x] " if selected else "[ ] ", "bold" if selected else "$text-muted"),
+    parts: list[str | tuple[str, str]] = [
+        (box.glyph, box.style),
+        " ",
         (mark.glyph, f"bold {mark.style}"),
         " ",
         (plus.rjust(widths[0]), plus_style),
         " ",
         (minus.rjust(widths[1]), "$text-error"),
         "  ",
-        file_label(change),
-    )
-    return prompt if selected else prompt.stylize("dim")
+        (chosen.rjust(widths[2]), "bold" if counts.selected else MUTED),
+    ]
+    for text, width, style in (
+        (applied, widths[3], APPLIED.style),
+        (rejected, widths[4], REJECTED.style),
+    ):
+        if width:
+            parts.extend([" ", (text.ljust(width), style)])
+    parts.extend(["  ", file_label(change)])
+    prompt = Content.assemble(*parts)
+    return prompt.stylize("dim") if counts.box is Box.NONE else prompt
 
 
 class DiffFileList(OptionList):
-    """The changed files, one row each: checkbox, action, path, and +/- line counts.
+    """The changed files, one row each: checkbox, action, +/- line counts, hunks selected
+    (and applied, rejected), path.
 
     Moving the highlight posts ``OptionList.OptionHighlighted`` (the parent shows that
-    file); ``Opened`` asks the parent to move focus to the diff text; ``SelectionChanged``
-    follows every checkbox change. Every file starts selected: the usual intent is to apply
-    the whole task, and unchecking is the exception.
+    file); ``Opened`` asks the parent to move focus to the diff text; ``Toggled`` asks it to
+    select or deselect a file's hunks (or every file's): the parent keeps the choices and
+    gives each row its counts back (``set_files``, ``update_counts``).
     """
 
     DEFAULT_CSS = """
@@ -73,7 +99,12 @@ class DiffFileList(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
         bind("down", "cursor_down", "Down", show=False),
         bind("up", "cursor_up", "Up", show=False),
-        bind("toggle_file", "toggle_file", "Toggle file", help="select or deselect the file"),
+        bind(
+            "toggle_file",
+            "toggle_file",
+            "Toggle file",
+            help="select or deselect every hunk of the file",
+        ),
         bind("toggle_all", "toggle_all", "All/none", help="select every file, or none"),
         Binding("enter,tab", "open", "Read diff", show=False, tooltip="read the file's diff"),
     ]
@@ -90,10 +121,11 @@ class DiffFileList(OptionList):
             return self.file_list
 
     @dataclass
-    class SelectionChanged(Message):
-        """Files were selected or deselected."""
+    class Toggled(Message):
+        """The person toggled a file (``path``), or every file (``path`` None)."""
 
         file_list: DiffFileList
+        path: str | None
 
         @property
         def control(self) -> DiffFileList:
@@ -109,9 +141,8 @@ class DiffFileList(OptionList):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled, markup=False)
         self._files: list[FileChange] = []
-        self._deselected: set[str] = set()
-        self._widths = (0, 0)
-        """Widths of the +/- count columns, the widest of the diff."""
+        self._counts: list[FileCounts] = []
+        self._widths: Widths = (0, 0, 0, 0, 0)
 
     @property
     def files(self) -> Sequence[FileChange]:
@@ -124,91 +155,84 @@ class DiffFileList(OptionList):
         index = self.highlighted
         return None if index is None or index >= len(self._files) else self._files[index]
 
-    @property
-    def deselected(self) -> frozenset[str]:
-        """Paths of the files that are not selected.
-
-        Kept rather than the selected set so that a refreshed diff of the same task keeps
-        the person's choices and still selects files that appeared since.
-        """
-        return frozenset(self._deselected)
-
-    @property
-    def selected_files(self) -> list[FileChange]:
-        """The selected files, in display order."""
-        return [change for change in self._files if change.path not in self._deselected]
-
-    def is_selected(self, path: str) -> bool:
-        return any(change.path == path for change in self._files) and (path not in self._deselected)
-
     def set_files(
         self,
         files: Iterable[FileChange],
+        counts: Sequence[FileCounts],
         *,
-        deselected: Iterable[str] = (),
         highlight: str | None = None,
     ) -> None:
         """Replace the rows.
 
         Args:
             files: The diff's files.
-            deselected: Paths to show unselected (unknown paths are dropped).
+            counts: Each file's hunk counts, in the same order.
             highlight: Path to highlight (default: the first file).
         """
         self._files = list(files)
-        counts = [_counts(change) for change in self._files]
-        self._widths = (
-            max((len(plus) for plus, _ in counts), default=0),
-            max((len(minus) for _, minus in counts), default=0),
-        )
+        self._counts = list(counts)
+        self._widths = self._measure()
         paths = [change.path for change in self._files]
-        self._deselected = set(deselected) & set(paths)
         self.set_options(
-            Option(_prompt(change, change.path not in self._deselected, self._widths))
-            for change in self._files
+            Option(_prompt(change, count, self._widths))
+            for change, count in zip(self._files, self._counts, strict=True)
         )
         index = paths.index(highlight) if highlight in paths else 0
         self.highlighted = index if self._files else None
         self._update_title()
 
-    def set_selected(self, path: str, selected: bool) -> None:
-        """Select or deselect one file."""
-        for index, change in enumerate(self._files):
-            if change.path == path:
-                if selected:
-                    self._deselected.discard(path)
-                else:
-                    self._deselected.add(path)
-                self.replace_option_prompt_at_index(index, _prompt(change, selected, self._widths))
+    def update_counts(self, counts: Sequence[FileCounts]) -> None:
+        """New counts for the same files (a toggle): only the rows that changed are redrawn."""
+        before, self._counts = self._counts, list(counts)
+        widths = self._measure()
+        redraw_all = widths != self._widths
+        self._widths = widths
+        for index, (change, count) in enumerate(zip(self._files, self._counts, strict=True)):
+            if redraw_all or before[index] != count:
+                self.replace_option_prompt_at_index(index, _prompt(change, count, widths))
         self._update_title()
-        self.post_message(self.SelectionChanged(self))
 
-    def set_all(self, selected: bool) -> None:
-        """Select every file, or none."""
-        self._deselected = set() if selected else {change.path for change in self._files}
-        for index, change in enumerate(self._files):
-            self.replace_option_prompt_at_index(index, _prompt(change, selected, self._widths))
-        self._update_title()
-        self.post_message(self.SelectionChanged(self))
+    def _measure(self) -> Widths:
+        counts = [_counts(change) for change in self._files]
+        hunks = [_hunk_counts(count) for count in self._counts]
+        return (
+            max((len(plus) for plus, _ in counts), default=0),
+            max((len(minus) for _, minus in counts), default=0),
+            max((len(chosen) for chosen, _, _ in hunks), default=0),
+            max((len(applied) for _, applied, _ in hunks), default=0),
+            max((len(rejected) for _, _, rejected in hunks), default=0),
+        )
 
     def action_toggle_file(self) -> None:
         change = self.highlighted_file
         if change is not None:
-            self.set_selected(change.path, change.path in self._deselected)
+            self.post_message(self.Toggled(self, change.path))
 
     def action_toggle_all(self) -> None:
         if self._files:
-            self.set_all(bool(self._deselected))
+            self.post_message(self.Toggled(self, None))
 
     def action_open(self) -> None:
         if self.highlighted is not None:
             self.post_message(self.Opened(self, self.highlighted))
 
     def _update_title(self) -> None:
-        """The border says how many files are selected, and the diff's size."""
+        """The border says how many files and hunks are selected, and the diff's size."""
         total = len(self._files)
-        chosen = total - len(self._deselected)
-        self.border_title = f"files {chosen}/{total}" if total else None
+        if not total:
+            self.border_title = self.border_subtitle = None
+            return
+        chosen = sum(1 for count in self._counts if count.selected)
+        hunks = sum(count.total for count in self._counts)
+        selected = sum(count.selected for count in self._counts)
+        self.border_title = f"files {chosen}/{total} · hunks {selected}/{hunks}"
         additions = sum(change.additions for change in self._files)
         deletions = sum(change.deletions for change in self._files)
-        self.border_subtitle = f"+{additions} -{deletions}" if total else None
+        subtitle = f"+{additions} -{deletions}"
+        applied = sum(count.applied for count in self._counts)
+        rejected = sum(count.rejected for count in self._counts)
+        if applied:
+            subtitle += f" · {APPLIED.glyph}{applied} applied"
+        if rejected:
+            subtitle += f" · {REJECTED.glyph}{rejected} rejected"
+        self.border_subtitle = subtitle

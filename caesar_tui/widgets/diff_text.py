@@ -1,133 +1,53 @@
-"""One file's unified diff, drawn a line at a time so a 50,000-line patch scrolls freely.
+"""One file's diff for review, drawn a line at a time so a 50,000-line patch scrolls freely.
 
 The widget never copies the patch: it keeps the whole ``TreeDiff.patch`` string, the
-character range of the shown file (its ``FileChange.span``), and an array of line-start
-offsets into it. Textual asks
-for the visible rows only (``render_line``); each row is highlighted as part of a small
-block of neighbouring lines and kept in bounded LRU caches, so the work done follows what
-the person looks at, not the size of the diff.
+character range of the shown file (its ``FileChange.span``), an array of line-start offsets
+into it, and a :class:`~caesar_tui.widgets.diff_layout.FileLayout` that knows where each of
+the file's hunks is; rows are drawn on demand (:mod:`caesar_tui.widgets.diff_rows`). This
+module is what the person does with it: the hunk cursor, choosing a hunk or lines of it,
+scrolling, and the side-by-side view.
 """
 
 from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_right
-from collections.abc import Iterable
-from functools import lru_cache
+from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from pygments.lexers import get_lexer_for_filename  # type: ignore[import-untyped]
-from pygments.util import ClassNotFound  # type: ignore[import-untyped]
-from rich.segment import Segment
-from rich.style import Style
-from rich.syntax import Syntax, SyntaxTheme
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
 from textual.content import Content
-from textual.geometry import Size
-from textual.scroll_view import ScrollView
-from textual.selection import Selection
-from textual.strip import Strip
+from textual.message import Message
 
-from caesar_core.terminal import safe_text
+from caesar_core.review.hunks import Hunk
+from caesar_tui.keys import bind
+from caesar_tui.review import Review
+from caesar_tui.widgets.diff_highlight import lexer_for
+from caesar_tui.widgets.diff_layout import FileLayout
+from caesar_tui.widgets.diff_rows import (
+    BLOCK_LINES,
+    GUTTER,
+    SIDE_BY_SIDE_MIN,
+    ChosenLines,
+    DiffRows,
+)
 
-__all__ = ["BLOCK_LINES", "DiffText"]
-
-BLOCK_LINES = 64
-"""Lines highlighted together. The lexer restarts at every block, so a block must be long
-enough for most multi-line constructs and short enough to lex in about a millisecond."""
-
-TAB_SIZE = 4
-"""Tabs are expanded after the +/-/space marker, so code keeps its own alignment."""
+__all__ = ["BLOCK_LINES", "GUTTER", "SIDE_BY_SIDE_MIN", "DiffText"]
 
 _NEWLINE = re.compile("\n")
 
-_DARK_THEME = "github-dark"
-_LIGHT_THEME = "default"
 
-Tokens = list[tuple[str, Style | None]]
-"""One line of code after highlighting: text runs and their syntax style."""
+class DiffText(DiffRows, can_focus=True):
+    """The diff of one file, syntax highlighted, its hunks reviewable, rendered lazily.
 
-
-# --------------------------------------------------------------------------------------
-# Highlighting
-
-
-@lru_cache(maxsize=128)
-def _lexer_for(path: str) -> Any:
-    """The pygments lexer for ``path``, or None for plain text.
-
-    Matched on the file name's patterns (``Makefile``, ``*.h``), as rich's ``guess_lexer``
-    does, but without ``guess_lexer_for_filename``: that one imports every lexer module
-    (a third of a second, on the event loop). ``stripnl=False`` keeps blank lines, and so
-    the line count, intact. Cached, so moving through the file list costs nothing.
-    """
-    try:
-        return get_lexer_for_filename(path, stripnl=False, ensurenl=True)
-    except ClassNotFound:
-        return None
-
-
-@lru_cache(maxsize=4)
-def _syntax_theme(name: str) -> SyntaxTheme:
-    return Syntax.get_theme(name)
-
-
-@lru_cache(maxsize=1024)
-def _token_style(theme_name: str, token_type: Any) -> Style | None:
-    """A token's colour and attributes, without any background: the line's tint shows."""
-    style = _syntax_theme(theme_name).get_style_for_token(token_type)
-    plain = Style(
-        color=style.color,
-        bold=style.bold,
-        italic=style.italic,
-        underline=style.underline,
-    )
-    return plain if plain else None
-
-
-def highlight_lines(lexer: Any, theme_name: str, lines: list[str]) -> list[Tokens]:
-    """Highlight ``lines`` of code as one stream, and cut the result back into lines."""
-    result: list[Tokens] = [[]]
-    if lexer is None:
-        return [[(line, None)] for line in lines]
-    for token_type, value in lexer.get_tokens("\n".join(lines) + "\n"):
-        style = _token_style(theme_name, token_type)
-        rest = value
-        while rest:
-            part, newline, rest = rest.partition("\n")
-            if part:
-                result[-1].append((part, style))
-            if newline:
-                result.append([])
-    result = result[: len(lines)]
-    while len(result) < len(lines):  # pragma: no cover - a lexer that ate a newline
-        result.append([(lines[len(result)], None)])
-    return result
-
-
-def clean(text: str) -> str:
-    """A line made safe for the terminal: CR dropped, tabs expanded, controls (and bidi
-    overrides: code must read as it runs) shown escaped, as everywhere in caesar."""
-    if text.endswith("\r"):
-        text = text[:-1]
-    return safe_text(text.expandtabs(TAB_SIZE))
-
-
-# --------------------------------------------------------------------------------------
-# The widget
-
-_CODE_MARKERS = {"+": "diff-text--added", "-": "diff-text--removed", " ": "diff-text--context"}
-
-
-class DiffText(ScrollView, can_focus=True):
-    """The unified diff of one file, syntax highlighted, rendered lazily with the Line API.
-
-    Call ``show_patch`` with the whole patch string and the file's range in it, or
-    ``show_message`` for a file that has no text to show (binary, no patch). Its text can be
-    selected with the mouse and copied (ctrl+c), as it reads on screen.
+    Call ``show_patch`` with the whole patch string, the file's range in it and its hunks,
+    or ``show_message`` for a file that has no text to show (binary). The hunk under the
+    cursor is marked in the gutter; ``space`` selects or deselects it, and the lines of a
+    hunk are chosen with :meth:`start_lines` and the arrows. What is selected is kept by the
+    :class:`~caesar_tui.review.Review` the view is given; every change posts ``Changed``.
+    Text is selected with the mouse and copied (ctrl+c) as it reads, gutter aside.
     """
 
     DEFAULT_CSS = """
@@ -147,6 +67,12 @@ class DiffText(ScrollView, can_focus=True):
         & > .diff-text--removed {
             background: $error 15%;
         }
+        & > .diff-text--added-word {
+            background: $success 45%;
+        }
+        & > .diff-text--removed-word {
+            background: $error 45%;
+        }
         & > .diff-text--hunk {
             color: $text-muted;
             background: $primary 8%;
@@ -159,6 +85,9 @@ class DiffText(ScrollView, can_focus=True):
             color: $text-muted;
             text-style: italic;
         }
+        & > .diff-text--number {
+            color: $text-muted;
+        }
     }
     """
 
@@ -166,9 +95,12 @@ class DiffText(ScrollView, can_focus=True):
         "diff-text--context",
         "diff-text--added",
         "diff-text--removed",
+        "diff-text--added-word",
+        "diff-text--removed-word",
         "diff-text--hunk",
         "diff-text--meta",
         "diff-text--message",
+        "diff-text--number",
     }
     """
     | Class | Description |
@@ -176,18 +108,36 @@ class DiffText(ScrollView, can_focus=True):
     | `diff-text--context` | Unchanged lines. |
     | `diff-text--added` | Added lines (the tint fills the row). |
     | `diff-text--removed` | Removed lines. |
+    | `diff-text--added-word` | The words an added line changed, over its tint. |
+    | `diff-text--removed-word` | The words a removed line changed. |
     | `diff-text--hunk` | `@@ ... @@` hunk headers. |
     | `diff-text--meta` | File header lines (`diff --git`, `index`, `---`, `+++`, renames). |
     | `diff-text--message` | The message shown instead of text (binary file, no patch). |
+    | `diff-text--number` | Line numbers of the side-by-side view. |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "scroll_down", "Down", show=False),
-        Binding("k", "scroll_up", "Up", show=False),
+        Binding("j,down", "down", "Down", show=False),
+        Binding("k,up", "up", "Up", show=False),
+        bind(
+            "toggle_hunk",
+            "toggle_hunk",
+            "Hunk",
+            help="select or deselect the hunk under the cursor (the line range, choosing lines)",
+        ),
+        Binding("escape", "stop_lines", "Done", show=False, tooltip="stop choosing lines"),
     ]
 
-    STRIP_CACHE_SIZE = 1024
-    TOKEN_CACHE_BLOCKS = 32
+    @dataclass
+    class Changed(Message):
+        """What applying would take of the shown file changed (a hunk or lines chosen)."""
+
+        diff_text: DiffText
+        path: str
+
+        @property
+        def control(self) -> DiffText:
+            return self.diff_text
 
     def __init__(
         self,
@@ -198,27 +148,10 @@ class DiffText(ScrollView, can_focus=True):
         disabled: bool = False,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self._text = ""
-        """The whole patch; never sliced as a whole, only line by line."""
-        self._offsets: array[int] = array("q", [0])
-        """Start offset of each line in ``_text``, then one past the last line's end."""
-        self._first_hunk = 0
-        """Index of the first ``@@`` line: lines before it are the file header."""
         self._path = ""
-        self._lexer: Any = None
-        self._message: str | None = None
-        self._width = 0
-        self._tokens: LRUCache[int, list[Tokens]] = LRUCache(self.TOKEN_CACHE_BLOCKS)
-        """Highlighted blocks by block number: independent of the widget's styles."""
-        self._strips: LRUCache[int, tuple[Strip, Style]] = LRUCache(self.STRIP_CACHE_SIZE)
-        """Styled, uncropped lines and the style that pads them, by line number."""
-        self._styles: dict[str, Style] = {}
-        self._theme_name = ""
-        self.highlighted_lines = 0
-        """How many lines went through the highlighter since the widget was made.
-
-        Tests read it to prove the work is bounded by what was looked at, not by the diff's
-        size."""
+        self._following = True
+        """Whether scrolling moves the cursor to the hunk in view (off while the view
+        scrolls to the cursor itself)."""
 
     # ----------------------------------------------------------------------- content
 
@@ -228,14 +161,24 @@ class DiffText(ScrollView, can_focus=True):
         return self._path
 
     @property
-    def line_count(self) -> int:
-        """Lines of the shown file's patch (0 while a message is shown)."""
-        return 0 if self._message is not None else len(self._offsets) - 1
-
-    @property
     def message(self) -> str | None:
         """The message shown instead of text, if any."""
         return self._message
+
+    @property
+    def cursor_hunk(self) -> Hunk | None:
+        """The hunk under the cursor."""
+        hunks = self._layout.hunks
+        return hunks[self._cursor] if hunks else None
+
+    @property
+    def choosing_lines(self) -> bool:
+        return self._lines is not None
+
+    @property
+    def side_by_side_wanted(self) -> bool:
+        """Whether the side-by-side view was asked for (see ``side_by_side``)."""
+        return self._side_wanted
 
     def show_patch(
         self,
@@ -244,6 +187,8 @@ class DiffText(ScrollView, can_focus=True):
         start: int = 0,
         end: int | None = None,
         *,
+        hunks: Sequence[Hunk] = (),
+        review: Review | None = None,
         title: str | None = None,
         keep_scroll: bool = False,
     ) -> None:
@@ -254,166 +199,244 @@ class DiffText(ScrollView, can_focus=True):
             patch: A patch string, usually a whole ``TreeDiff.patch``; it is not copied.
             start: Offset of the file's first line in ``patch``.
             end: Offset just past the file's last line (default: the end of ``patch``).
+            hunks: The file's hunks (``FileChange.hunks``), in the patch's order.
+            review: Where the choices of hunks and lines are kept (shared with the file list).
             title: Shown in the border (default: ``path``).
-            keep_scroll: Keep the scroll position, for a refreshed diff of the same file.
+            keep_scroll: Keep the scroll position and the cursor, for a refreshed diff of
+                the same file.
         """
         end = len(patch) if end is None else end
         offsets = array("q", [start])
         offsets.extend(match.end() for match in _NEWLINE.finditer(patch, start, end))
         if offsets[-1] != end:
             offsets.append(end + 1)  # an unterminated last line: pretend it had its newline
-        hunk = patch.find("\n@@", start, end)
         self._text = patch
         self._offsets = offsets
-        self._first_hunk = len(offsets) - 1 if hunk < 0 else bisect_right(offsets, hunk + 1) - 1
+        self._layout = FileLayout(patch, offsets, hunks)
         self._path = path
-        self._lexer = _lexer_for(path)
+        self._lexer = lexer_for(path)
         self._message = None
-        longest = max(
-            (b - a for a, b in pairwise(offsets)),
-            default=1,
+        self._longest = max((b - a for a, b in pairwise(offsets)), default=1)
+        last = max(
+            (max(h.old_start + h.old_lines, h.new_start + h.new_lines) for h in hunks), default=0
         )
-        self._reset(title if title is not None else path, longest, keep_scroll=keep_scroll)
+        self._digits = max(3, len(str(last)))
+        self._reset(title if title is not None else path, review, keep_scroll=keep_scroll)
 
-    def show_message(self, message: str, *, title: str | None = None) -> None:
-        """Show ``message`` instead of a patch (a binary file, a file without text)."""
+    def show_message(
+        self,
+        message: str,
+        *,
+        title: str | None = None,
+        hunks: Sequence[Hunk] = (),
+        review: Review | None = None,
+    ) -> None:
+        """Show ``message`` instead of a patch (a binary file, a file without text); a file
+        that is one hunk (``hunks``) can still be selected as a whole."""
         self._text = ""
         self._offsets = array("q", [0])
-        self._first_hunk = 0
+        self._layout = FileLayout("", self._offsets, hunks[:1])
         self._path = ""
         self._lexer = None
         self._message = message
-        self._reset(title, len(message) + 1, keep_scroll=False)
+        self._longest = len(message) + 1
+        self._reset(title, review, keep_scroll=False)
 
     def clear(self) -> None:
         """Show nothing."""
         self.show_message("")
 
-    def line_text(self, index: int) -> str:
-        """The raw text of line ``index`` of the shown patch, without its newline."""
-        return self._text[self._offsets[index] : self._offsets[index + 1] - 1]
-
-    def _reset(self, title: str | None, width: int, *, keep_scroll: bool) -> None:
+    def _reset(self, title: str | None, review: Review | None, *, keep_scroll: bool) -> None:
         self._tokens.clear()
         self._strips.clear()
-        self._width = width
-        lines = 1 if self._message is not None else self.line_count
-        self.virtual_size = Size(width, lines)
+        self._review = review or Review()
+        self._lines = None
         self.border_title = Content(title) if title else None
-        self.border_subtitle = None if self._message is not None else f"{self.line_count:,} lines"
+        if not keep_scroll or self._cursor >= len(self._layout.hunks):
+            self._cursor = 0
+        self._resize_virtual()
         if not keep_scroll:
-            self.scroll_to(0, 0, animate=False, immediate=True)
+            self._scroll_quietly(0)
+        self._update_subtitle()
         self.refresh()
 
-    # ----------------------------------------------------------------------- styles
+    def _update_subtitle(self) -> None:
+        if self._message is not None:
+            self.border_subtitle = None
+            return
+        parts = []
+        hunk = self.cursor_hunk
+        if self._lines is not None and hunk is not None:
+            low, high = sorted((self._lines.anchor, self._lines.cursor))
+            parts.append(f"lines {low}-{high} of {hunk.changed}")
+        elif hunk is not None:
+            parts.append(f"hunk {self._cursor + 1}/{len(self._layout.hunks)}")
+        parts.append(f"{self.line_count:,} lines")
+        self.border_subtitle = " · ".join(parts)
 
-    def notify_style_update(self) -> None:
-        """Theme or pseudo-class changed: restyle the cached lines.
-
-        Highlighted tokens are kept; ``_tokens_of`` drops them when the app switches
-        between a dark and a light theme, since token colours come from a syntax theme.
-        """
-        super().notify_style_update()
-        self._styles.clear()
+    def on_resize(self) -> None:
+        self._resize_virtual()
         self._strips.clear()
 
-    def _style(self, component: str) -> Style:
-        style = self._styles.get(component)
-        if style is None:
-            style = self.get_visual_style(component).rich_style
-            self._styles[component] = style
-        return style
+    # ----------------------------------------------------------------------- review
 
-    # ----------------------------------------------------------------------- rendering
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        index = scroll_y + y
-        if self._message is not None:
-            if index != 0:
-                return Strip.blank(width, self.rich_style)
-            style = self._style("diff-text--message")
-            strip = Strip([Segment(clean(self._message), style)])
-            return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
-        if index >= self.line_count:
-            return Strip.blank(width, self.rich_style)
-        strip, pad = self._line_strip(index)
-        selection = self.text_selection
-        if selection is not None and (span := selection.get_span(index)) is not None:
-            length = strip.cell_length
-            start = min(span[0], length)
-            end = length if span[1] == -1 else min(max(span[1], start), length)
-            if start < end:
-                chosen = strip.crop(start, end).apply_style(
-                    self.screen.get_component_rich_style("screen--selection")
-                )
-                strip = Strip.join([strip.crop(0, start), chosen, strip.crop(end, length)])
-        return strip.crop_extend(scroll_x, scroll_x + width, pad).apply_offsets(scroll_x, index)
-
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The selected text as shown (tabs expanded, controls replaced), for the clipboard."""
-        if self._message is not None:
-            return None
-        text = "\n".join(self._shown(index) for index in range(self.line_count))
-        return selection.extract(text), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
+    def refresh_marks(self) -> None:
+        """Draw the checkboxes and gutters again (the selection changed elsewhere)."""
+        self._update_subtitle()
         self.refresh()
 
-    def _shown(self, index: int) -> str:
-        """Line ``index`` as it reads on screen: what the segments of ``_line_strip`` hold."""
-        line = self.line_text(index)
-        return line[:1] + clean(line[1:]) if self._is_code(index) else clean(line)
+    def go_to_hunk(self, index: int) -> None:
+        """Put the cursor on hunk ``index`` (negative: from the end) and scroll to it."""
+        count = len(self._layout.hunks)
+        if not count:
+            return
+        self._lines = None
+        self._cursor = index % count
+        self._scroll_to_line(self._layout.headers[self._cursor], top=True)
+        self._update_subtitle()
+        self.refresh()
 
-    def _line_strip(self, index: int) -> tuple[Strip, Style]:
-        cached = self._strips.get(index)
-        if cached is not None:
-            return cached
-        line = self.line_text(index)
-        marker = line[:1]
-        if index < self._first_hunk or marker not in _CODE_MARKERS:
-            component = "diff-text--hunk" if line.startswith("@@") else "diff-text--meta"
-            style = self._style(component)
-            segments = [Segment(clean(line), style)]
+    def move_hunk(self, delta: int) -> bool:
+        """The next (``delta`` 1) or previous (-1) hunk; False past either end."""
+        target = self._cursor + delta
+        if not 0 <= target < len(self._layout.hunks):
+            return False
+        self.go_to_hunk(target)
+        return True
+
+    def toggle_hunk(self) -> bool:
+        """Select or deselect the hunk under the cursor; False: nothing of it is left."""
+        hunk = self.cursor_hunk
+        if hunk is None:
+            return False
+        self._lines = None
+        done = self._review.toggle(hunk)
+        if done:
+            self._changed()
+        return done
+
+    def start_lines(self) -> bool:
+        """Choose lines of the hunk under the cursor, from its first line not applied;
+        False: it has no lines left to choose (applied, binary, a rename)."""
+        hunk = self.cursor_hunk
+        available = self._review.available(hunk) if hunk is not None and hunk.lines else None
+        if not available:
+            return False
+        first = min(available)
+        self._lines = ChosenLines(first, first)
+        self._choose()
+        return True
+
+    def stop_lines(self) -> None:
+        if self._lines is not None:
+            self._lines = None
+            self._update_subtitle()
+            self.refresh()
+
+    def _move_line(self, delta: int) -> None:
+        hunk = self.cursor_hunk
+        if self._lines is None or hunk is None:
+            return
+        self._lines.cursor = max(1, min(hunk.changed, self._lines.cursor + delta))
+        self._choose()
+
+    def _choose(self) -> None:
+        hunk = self.cursor_hunk
+        assert hunk is not None and self._lines is not None
+        low, high = sorted((self._lines.anchor, self._lines.cursor))
+        self._review.choose(hunk, range(low, high + 1))
+        lines = self._layout.lines(self._cursor)
+        self._scroll_to_line(lines.changed[self._lines.cursor - 1], top=False)
+        self._changed()
+
+    def _changed(self) -> None:
+        self._update_subtitle()
+        self.refresh()
+        self.post_message(self.Changed(self, self._path))
+
+    # ----------------------------------------------------------------------- keys
+
+    def action_down(self) -> None:
+        if self._lines is not None:
+            self._move_line(1)
         else:
-            style = self._style(_CODE_MARKERS[marker])
-            segments = [Segment(marker, style + Style(bold=True))]
-            segments.extend(
-                Segment(text, style + token if token else style)
-                for text, token in self._tokens_of(index)
-            )
-        strip = Strip(segments)
-        if strip.cell_length > self._width:
-            self._width = strip.cell_length
-            self.virtual_size = Size(self._width, self.line_count)
-        self._strips[index] = (strip, style)
-        return strip, style
+            self.scroll_down(animate=False)
 
-    def _tokens_of(self, index: int) -> Tokens:
-        theme = _DARK_THEME if self.app.current_theme.dark else _LIGHT_THEME
-        if theme != self._theme_name:
-            self._theme_name = theme
-            self._tokens.clear()
-        block = index // BLOCK_LINES
-        tokens = self._tokens.get(block)
-        if tokens is None:
-            first = block * BLOCK_LINES
-            last = min(first + BLOCK_LINES, self.line_count)
-            code_lines = list(self._code_lines(range(first, last)))
-            self.highlighted_lines += len(code_lines)
-            highlighted = iter(highlight_lines(self._lexer, theme, code_lines))
-            tokens = [
-                next(highlighted) if self._is_code(line) else [] for line in range(first, last)
-            ]
-            self._tokens[block] = tokens
-        return tokens[index % BLOCK_LINES]
+    def action_up(self) -> None:
+        if self._lines is not None:
+            self._move_line(-1)
+        else:
+            self.scroll_up(animate=False)
 
-    def _is_code(self, index: int) -> bool:
-        return index >= self._first_hunk and self.line_text(index)[:1] in _CODE_MARKERS
+    def action_toggle_hunk(self) -> None:
+        if not self.toggle_hunk() and self.cursor_hunk is not None:
+            self.notify("this hunk is applied already: nothing of it is left to select")
 
-    def _code_lines(self, indexes: Iterable[int]) -> Iterable[str]:
-        """The code of each +/-/context line in ``indexes``, marker dropped, tabs expanded."""
-        for index in indexes:
-            if self._is_code(index):
-                yield clean(self.line_text(index)[1:])
+    def action_stop_lines(self) -> None:
+        self.stop_lines()
+
+    def set_side_by_side(self, wanted: bool) -> None:
+        """Ask for the side-by-side view (shown while the text is wide enough)."""
+        line = self._top_line()
+        self._side_wanted = wanted
+        self._strips.clear()
+        self._resize_virtual()
+        self._scroll_to_line(line, top=True, exact=True)
+        self.refresh()
+
+    # ----------------------------------------------------------------------- scrolling
+
+    def _row_of(self, line: int) -> int:
+        return self._layout.side().row_of[line] if self.side_by_side else line
+
+    def _top_line(self) -> int:
+        row = int(self.scroll_y)
+        if not self.side_by_side or self._message is not None:
+            return row
+        side = self._layout.side()
+        return side.left[row] if row < len(side) and side.left[row] >= 0 else 0
+
+    def _scroll_quietly(self, row: int) -> None:
+        self._following = False
+        try:
+            self.scroll_to(0, row, animate=False, immediate=True)
+        finally:
+            self._following = True
+
+    def _scroll_to_line(self, line: int, *, top: bool, exact: bool = False) -> None:
+        if self._message is not None or line >= max(self.line_count, 1):
+            return
+        row = self._row_of(line)
+        height = max(self.scrollable_content_region.height, 1)
+        if exact:
+            self._scroll_quietly(row)
+        elif top and not self.scroll_y <= row < self.scroll_y + height - 2:
+            self._scroll_quietly(max(0, row - 1))
+        elif not top and not self.scroll_y <= row < self.scroll_y + height:
+            self._scroll_quietly(max(0, row - height // 2))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self._following or self._lines is not None or not self._layout.hunks:
+            return
+        height = self.scrollable_content_region.height
+        top, bottom = int(new_value), int(new_value) + height
+        current = self._layout.lines(self._cursor) if self._layout.hunks else None
+        if current is None:
+            return
+        if self._row_of(current.header) < bottom and self._row_of(current.end - 1) >= top:
+            return  # the cursor's hunk is still in view
+        # The first hunk whose header is in view; else (one hunk fills the view) the one at
+        # the top.
+        line = self._top_line()
+        found = self._layout.hunk_at(min(line, self.line_count - 1))
+        found = 0 if found is None else found
+        following = found + 1
+        if (
+            self._layout.headers[found] < line
+            and following < len(self._layout.hunks)
+            and self._row_of(self._layout.headers[following]) < bottom
+        ):
+            found = following
+        self._cursor = found
+        self._update_subtitle()

@@ -1,20 +1,23 @@
-"""The Diff tab: one task's changed files, which of them to apply, and each file's diff.
+"""The Diff tab, a review screen: one task's changed files, each file's diff by hunk, and which
+hunks and lines applying (or rejecting) would take.
 
 :meth:`DiffView.load` computes a task's diff in a thread worker (git is slow on a big tree)
 and shows it when it arrives (``DiffReady``); each file's section of the patch is where its
 ``FileChange.span`` says (offsets computed with the diff, no copies, no header parsed), so
 ``show`` is cheap on the event loop even for a huge patch, and the text itself is rendered
-lazily by ``DiffText``.
+lazily by ``DiffText``. The person's choices live in one :class:`~caesar_tui.review.Review`
+per task, kept by hunk id across re-reads; the file list and the text draw from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Self
+from dataclasses import dataclass, field
+from typing import ClassVar, Self
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.events import Resize
 from textual.message import Message
@@ -23,15 +26,27 @@ from textual.widgets import OptionList, Static
 
 from caesar_core.errors import CaesarError
 from caesar_core.git.diff import FileChange, TreeDiff
+from caesar_core.review.hunks import Hunk
 from caesar_core.store.record import TaskRecord
+from caesar_tui.keys import bind
+from caesar_tui.review import Box, Choice, Done, FileCounts, Review
+from caesar_tui.standin import hunks_of
 from caesar_tui.widgets.diff_files import DiffFileList, file_label
-from caesar_tui.widgets.diff_text import DiffText
+from caesar_tui.widgets.diff_text import SIDE_BY_SIDE_MIN, DiffText
 from caesar_tui.workers import WorkerFailures
 
-__all__ = ["DiffProvider", "DiffView"]
+__all__ = ["DiffProvider", "DiffView", "DoneProvider"]
 
 DiffProvider = Callable[[TaskRecord], TreeDiff | None]
 """A task's diff with its patch, None without git (blocking: called in a thread worker)."""
+
+DoneProvider = Callable[[TaskRecord], Done]
+"""What was applied and rejected of a task's hunks (called in the same thread worker)."""
+
+
+def _nothing_done(record: TaskRecord) -> Done:
+    return Done()
+
 
 NO_GIT = "no git: this task's changes could not be computed"
 NO_CHANGES = "no changes"
@@ -46,9 +61,29 @@ class DiffView(WorkerFailures, Widget):
     """One task's diff: a file list with checkboxes beside the selected file's diff text.
 
     The screen calls ``load(record)`` when the task or its files change and reads
-    ``selected_paths`` when the person asks to apply; the keys that act on the task
-    (apply, discard) belong to the screen, not to this widget.
+    :meth:`choice` when the person asks to apply or reject; the keys that act on the task
+    (apply, reject, discard) belong to the screen, the keys that move through the diff and
+    choose in it to this widget and its text.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        bind("next_hunk", "hunk(1)", "Next hunk", help="the next hunk (then the next file's)"),
+        bind("prev_hunk", "hunk(-1)", "Prev hunk", show=False, help="the previous hunk"),
+        bind("next_file", "file(1)", "Next file", show=False, help="the next file"),
+        bind("prev_file", "file(-1)", "Prev file", show=False, help="the previous file"),
+        bind(
+            "select_lines",
+            "select_lines",
+            "Lines",
+            help="choose lines of the hunk: v, move with j/k, v or escape when done",
+        ),
+        bind(
+            "side_by_side",
+            "side_by_side",
+            "Side by side",
+            help=f"side by side or unified (side by side needs {SIDE_BY_SIDE_MIN} columns)",
+        ),
+    ]
 
     DEFAULT_CSS = """
     DiffView {
@@ -86,6 +121,7 @@ class DiffView(WorkerFailures, Widget):
         task_id: str
         diff: TreeDiff | None
         error: str | None = None
+        done: Done = field(default_factory=Done)
 
         @property
         def control(self) -> DiffView:
@@ -94,6 +130,7 @@ class DiffView(WorkerFailures, Widget):
     def __init__(
         self,
         provider: DiffProvider | None = None,
+        done: DoneProvider = _nothing_done,
         *,
         name: str | None = None,
         id: str | None = None,
@@ -102,9 +139,16 @@ class DiffView(WorkerFailures, Widget):
     ) -> None:
         """Args:
         provider: Computes a task's diff (called in a thread); None: only ``show`` fills it.
+        done: Reads what was applied and rejected of the task's hunks (in the same thread).
         """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._provider = provider
+        self._done = done
+        self._review = Review()
+        """The choices of the task shown."""
+        self._hunks: dict[str, tuple[Hunk, ...]] = {}
+        """Each file's hunks, by path."""
+        self._counts: list[FileCounts] = []
         self._wanted: str | None = None
         """The task whose diff was asked for last."""
         self._task_id: str | None = None
@@ -146,27 +190,19 @@ class DiffView(WorkerFailures, Widget):
         return self.query_one("#diff-text", DiffText)
 
     @property
-    def selected_paths(self) -> list[str]:
-        """The paths to hand to ``apply_changes(paths=...)`` for the selected files.
+    def review(self) -> Review:
+        """The choices made in the task shown."""
+        return self._review
 
-        A rename contributes its old path too: ``apply`` selects paths on both sides of the
-        change, and without the old one it would add the new file but keep the old.
-        """
-        if self._diff is None or not self.is_mounted:
-            return []
-        paths: list[str] = []
-        for change in self.file_list.selected_files:
-            paths.append(change.path)
-            if change.old_path and change.old_path != change.path:
-                paths.append(change.old_path)
-        return list(dict.fromkeys(paths))
+    def hunks_of(self, change: FileChange) -> tuple[Hunk, ...]:
+        """A file's hunks, as the view shows them."""
+        return self._hunks.get(change.path, ())
 
-    @property
-    def all_selected(self) -> bool:
-        """Whether every file of a non-empty diff is selected (apply may then pass None)."""
-        if self._diff is None or self._diff.is_empty or not self.is_mounted:
-            return False
-        return not self.file_list.deselected
+    def choice(self) -> Choice | None:
+        """What applying or rejecting now would take (None: no diff is shown)."""
+        if self._diff is None or self._diff.is_empty:
+            return None
+        return self._review.choice([(c, self.hunks_of(c)) for c in self._diff.files])
 
     def focus(self, scroll_visible: bool = True) -> Self:
         """Focus the file list, when a diff is shown.
@@ -187,7 +223,8 @@ class DiffView(WorkerFailures, Widget):
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
     def _compute(self, record: TaskRecord, provider: DiffProvider) -> None:
         try:
-            self.post_message(self.DiffReady(self, record.id, provider(record)))
+            diff = provider(record)
+            self.post_message(self.DiffReady(self, record.id, diff, done=self._done(record)))
         except (CaesarError, OSError) as error:
             self.post_message(self.DiffReady(self, record.id, None, str(error)))
 
@@ -198,19 +235,25 @@ class DiffView(WorkerFailures, Widget):
             return
         if message.error:
             self.notify(message.error, title="Diff", severity="error", markup=False)
-        self.show(message.task_id, message.diff)
+        self.show(message.task_id, message.diff, message.done)
 
-    def show(self, task_id: str, diff: TreeDiff | None) -> None:
-        """Show ``diff`` as ``task_id``'s changes.
+    def show(self, task_id: str, diff: TreeDiff | None, done: Done | None = None) -> None:
+        """Show ``diff`` as ``task_id``'s changes, ``done`` saying what of it was applied and
+        rejected already.
 
         A new diff of the task already shown keeps the person's place: the highlighted
-        file, its scroll position, and the files they deselected. ``None`` means git could
-        not compute the changes.
+        file, its scroll position and cursor, and what they chose of each hunk still there.
+        ``None`` means git could not compute the changes.
         """
         same_task = self._shown and task_id == self._task_id
         self._shown = True
         self._task_id = task_id
         self._diff = diff
+        if not same_task:
+            self._review = Review()
+        self._review.done = done or Done()
+        self._hunks = {c.path: hunks_of(diff, c) for c in diff.files} if diff is not None else {}
+        self._review.keep_only(h.id for hunks in self._hunks.values() for h in hunks)
         if self.is_mounted:
             self._refresh_view(same_task=same_task)
 
@@ -231,35 +274,37 @@ class DiffView(WorkerFailures, Widget):
         self.query_one("#diff-panes").display = message is None
         files = self.file_list
         if diff is None or message is not None:
-            files.set_files([])
+            files.set_files([], [])
+            self._counts = []
             self.text.clear()
             self._current = None
             return
         previous = files.highlighted_file if same_task else None
-        files.set_files(
-            diff.files,
-            deselected=files.deselected if same_task else (),
-            highlight=previous.path if previous else None,
-        )
+        self._counts = [self._review.counts(c, self.hunks_of(c)) for c in diff.files]
+        files.set_files(diff.files, self._counts, highlight=previous.path if previous else None)
         current = files.highlighted_file
         if current is not None:
-            self._show_file(current, keep_scroll=previous is not None and previous == current)
+            same_file = previous is not None and previous.path == current.path
+            self._show_file(current, keep_scroll=same_file)
 
     def _show_file(self, change: FileChange, *, keep_scroll: bool = False) -> None:
         self._current = change.path
         text = self.text
         title = file_label(change)
         span = change.span
+        hunks = self.hunks_of(change)
         if change.binary:
-            text.show_message(BINARY, title=title)
+            text.show_message(BINARY, title=title, hunks=hunks, review=self._review)
         elif span is None or self._diff is None:
-            text.show_message(NO_PATCH, title=title)
+            text.show_message(NO_PATCH, title=title, hunks=hunks, review=self._review)
         else:
             text.show_patch(
                 change.path,
                 self._diff.patch,
                 span.start,
                 span.end,
+                hunks=hunks,
+                review=self._review,
                 title=title,
                 keep_scroll=keep_scroll,
             )
@@ -281,6 +326,89 @@ class DiffView(WorkerFailures, Widget):
     def _file_opened(self, event: DiffFileList.Opened) -> None:
         event.stop()
         self.text.focus()
+
+    @on(DiffFileList.Toggled)
+    def _file_toggled(self, event: DiffFileList.Toggled) -> None:
+        event.stop()
+        if self._diff is None:
+            return
+        if event.path is None:
+            every = [hunk for hunks in self._hunks.values() for hunk in hunks]
+            self._review.toggle_all(every)
+        else:
+            self._review.toggle_all(self._hunks.get(event.path, ()))
+        self._recount()
+
+    @on(DiffText.Changed)
+    def _text_changed(self, event: DiffText.Changed) -> None:
+        event.stop()
+        self._recount(event.path)
+
+    def _recount(self, path: str | None = None) -> None:
+        """The file list's counts again (of ``path`` only, or of every file) and the text's
+        marks."""
+        if self._diff is None:
+            return
+        self._counts = [
+            self._review.counts(c, self.hunks_of(c)) if path in (None, c.path) else count
+            for c, count in zip(self._diff.files, self._counts, strict=True)
+        ]
+        self.file_list.update_counts(self._counts)
+        self.text.refresh_marks()
+
+    # ----------------------------------------------------------------------- keys
+
+    def _file_index(self) -> int | None:
+        return self.file_list.highlighted
+
+    def _go_to_file(self, index: int) -> bool:
+        files = self.file_list
+        if self._diff is None or not 0 <= index < len(files.files):
+            return False
+        files.highlighted = index
+        self._show_file(files.files[index])
+        return True
+
+    def action_hunk(self, delta: int) -> None:
+        """The next or previous hunk, on to the next or previous file at either end."""
+        text = self.text
+        if self._diff is None or not self.query_one("#diff-panes").display:
+            return
+        text.focus()
+        if text.move_hunk(delta):
+            return
+        index = self._file_index()
+        if index is not None and self._go_to_file(index + delta):
+            text.go_to_hunk(0 if delta > 0 else -1)
+
+    def action_file(self, delta: int) -> None:
+        index = self._file_index()
+        if index is not None:
+            self._go_to_file(index + delta)
+
+    def action_select_lines(self) -> None:
+        text = self.text
+        if self._diff is None or not self.query_one("#diff-panes").display:
+            return
+        text.focus()
+        if text.choosing_lines:
+            text.stop_lines()
+        elif not text.start_lines():
+            hunk = text.cursor_hunk
+            if hunk is not None and self._review.box(hunk) is Box.APPLIED:
+                self.notify("this hunk is applied already: no line of it is left to choose")
+            else:
+                self.notify("this file has no lines to choose: it is taken whole (space)")
+
+    def action_side_by_side(self) -> None:
+        text = self.text
+        wanted = not text.side_by_side_wanted
+        text.set_side_by_side(wanted)
+        if wanted and not text.side_by_side:
+            self.notify(
+                f"side by side needs {SIDE_BY_SIDE_MIN} columns for the text: shown unified "
+                "until the terminal is wider (s again to stop asking)"
+            )
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < STACK_BELOW, "-stacked")

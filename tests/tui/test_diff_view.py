@@ -1,4 +1,5 @@
-"""The Diff tab: file rows, selection, per-file text, the empty states, and lazy rendering."""
+"""The Diff tab: file rows, per-file text, the empty states and lazy rendering (the review by
+hunk and line has its own file, test_review_view.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from textual.widgets import Static
 from caesar_core.git.diff import FileChange, TreeDiff, assemble, changes_since
 from caesar_core.protocol.report import ChangeAction
 from caesar_tui.widgets.diff_files import DiffFileList
-from caesar_tui.widgets.diff_text import BLOCK_LINES, DiffText
+from caesar_tui.widgets.diff_text import BLOCK_LINES, GUTTER, DiffText
 from caesar_tui.widgets.diff_view import BINARY, NO_CHANGES, NO_GIT, NO_TASK, DiffView
 from tests.runner.conftest import git
 
@@ -95,6 +96,13 @@ def sections(diff: TreeDiff) -> list[tuple[FileChange, str]]:
     return [(change, diff.patch[span.start : span.end]) for change, span in spans]
 
 
+def chosen_paths(view: DiffView) -> list[str]:
+    """The files applying would touch now, as the confirmation lists them."""
+    choice = view.choice()
+    lines = choice.lines if choice is not None else ()
+    return [line.split(":")[0] for line in lines if not line.startswith(" ")]
+
+
 def rows(view: DiffView) -> list[str]:
     return [str(option.prompt) for option in view.file_list.options]
 
@@ -110,11 +118,11 @@ async def test_rows_show_action_path_and_counts() -> None:
         view.show(TASK, sample_diff())
         await pilot.pause()
         assert rows(view) == [
-            "[x] M  +1 -0  README.md",
-            "[x] M bin     logo.png",
-            "[x] M  +2 -1  src/app.py",
+            "[x] M  +1 -0  1/1  README.md",
+            "[x] M bin     1/1  logo.png",
+            "[x] M  +2 -1  1/1  src/app.py",
         ]
-        assert view.file_list.border_title == "files 3/3"
+        assert view.file_list.border_title == "files 3/3 · hunks 3/3"
         assert view.file_list.border_subtitle == "+3 -1"
         assert view.task_id == TASK
 
@@ -127,18 +135,25 @@ async def test_the_highlighted_file_shows_its_own_diff() -> None:
         await pilot.pause()
         text = view.text
         assert text.path == "README.md"
-        assert screen_lines(text)[0] == "diff --git a/README.md b/README.md"
-        assert "+more" in screen_lines(text)
+        assert screen_lines(text)[0] == "  diff --git a/README.md b/README.md"
+        assert "▌●+more" in screen_lines(text)
         view.file_list.focus()
         await pilot.press("down", "down")
         assert text.path == "src/app.py"
         shown = screen_lines(text)
-        assert shown[0] == "diff --git a/src/app.py b/src/app.py"
-        assert shown[5:9] == [" import os", "-x = 1", "+x = 2", "+y = 3"]
-        assert "+more" not in shown
+        assert shown[0] == "  diff --git a/src/app.py b/src/app.py"
+        # The gutter: the cursor's hunk (▌), and each changed line selected (●).
+        assert shown[4:9] == [
+            "▌ [x] @@ -1,2 +1,3 @@",
+            "▌  import os",
+            "▌●-x = 1",
+            "▌●+x = 2",
+            "▌●+y = 3",
+        ]
+        assert "▌●+more" not in shown
         await pilot.press("k")
         assert text.message == BINARY
-        assert screen_lines(text)[0] == BINARY
+        assert screen_lines(text)[0] == f"[x] {BINARY}"
         await pilot.press("j")
         assert text.path == "src/app.py"
 
@@ -153,6 +168,7 @@ async def test_added_and_removed_lines_are_tinted_and_hunks_dimmed() -> None:
         text = view.text
         context, removed, added = (text.render_line(y) for y in (5, 6, 7))
         background = {segment.style.bgcolor for segment in context if segment.style}
+        background |= {segment.style.bgcolor for segment in list(added)[:GUTTER] if segment.style}
         assert {segment.style.bgcolor for segment in removed if segment.style} - background
         assert {segment.style.bgcolor for segment in added if segment.style} - background
         # The tint fills the row, past the end of the text.
@@ -163,7 +179,7 @@ async def test_added_and_removed_lines_are_tinted_and_hunks_dimmed() -> None:
         colours = {segment.style.color for segment in added if segment.style and segment.text}
         assert len(colours) > 1
         hunk = text.render_line(4)
-        assert hunk.text.startswith("@@ -1,2 +1,3 @@")
+        assert hunk.text.startswith("▌ [x] @@ -1,2 +1,3 @@")
 
 
 async def test_space_and_a_choose_the_files_to_apply() -> None:
@@ -173,20 +189,20 @@ async def test_space_and_a_choose_the_files_to_apply() -> None:
         view.show(TASK, sample_diff())
         view.file_list.focus()
         await pilot.pause()
-        assert view.selected_paths == ["README.md", "logo.png", "src/app.py"]
+        assert chosen_paths(view) == ["README.md", "logo.png", "src/app.py"]
         await pilot.press("down", "space")
-        assert view.selected_paths == ["README.md", "src/app.py"]
+        assert chosen_paths(view) == ["README.md", "src/app.py"]
         assert rows(view)[1].startswith("[ ] ")
-        assert view.file_list.border_title == "files 2/3"
+        assert view.file_list.border_title == "files 2/3 · hunks 2/3"
         await pilot.press("space")
-        assert view.selected_paths == ["README.md", "logo.png", "src/app.py"]
+        assert chosen_paths(view) == ["README.md", "logo.png", "src/app.py"]
         await pilot.press("a")  # all were selected: select none
-        assert view.selected_paths == []
+        assert chosen_paths(view) == []
         assert all(row.startswith("[ ] ") for row in rows(view))
         await pilot.press("a")  # some were not: select all
-        assert view.selected_paths == ["README.md", "logo.png", "src/app.py"]
+        assert chosen_paths(view) == ["README.md", "logo.png", "src/app.py"]
         await pilot.press("space", "a")
-        assert view.selected_paths == ["README.md", "logo.png", "src/app.py"]
+        assert chosen_paths(view) == ["README.md", "logo.png", "src/app.py"]
 
 
 async def test_selection_changes_are_announced() -> None:
@@ -197,7 +213,9 @@ async def test_selection_changes_are_announced() -> None:
         view.show(TASK, sample_diff())
         view.file_list.focus()
         await pilot.press("space")
-        assert any(isinstance(m, DiffFileList.SelectionChanged) for m in messages)
+        assert any(isinstance(m, DiffFileList.Toggled) for m in messages)
+        await pilot.press("enter", "space")
+        assert any(isinstance(m, DiffText.Changed) for m in messages)
 
 
 async def test_enter_and_tab_move_focus_to_the_text() -> None:
@@ -220,17 +238,19 @@ async def test_a_rename_shows_both_names_and_applies_both_paths() -> None:
         view.show(TASK, rename_diff())
         await pilot.pause()
         assert rows(view) == [
-            "[x] D +0 -1  gone.txt",
-            "[x] R +1 -0  old_name.py -> new_name.py",
+            "[x] D +0 -1  1/1  gone.txt",
+            "[x] R +1 -0  1/1  old_name.py -> new_name.py",
         ]
-        assert view.selected_paths == ["gone.txt", "new_name.py", "old_name.py"]
+        choice = view.choice()
+        assert choice is not None and choice.whole
+        assert "old_name.py -> new_name.py: 1 of 1 hunks" in choice.lines
         view.file_list.focus()
         await pilot.press("down")
         assert view.text.path == "new_name.py"
         assert "old_name.py -> new_name.py" in (view.text.border_title or "")
-        assert "rename from old_name.py" in screen_lines(view.text)
+        assert "  rename from old_name.py" in screen_lines(view.text)
         await pilot.press("space")
-        assert view.selected_paths == ["gone.txt"]
+        assert chosen_paths(view) == ["gone.txt"]
 
 
 async def test_no_git_no_changes_and_no_task() -> None:
@@ -244,11 +264,11 @@ async def test_no_git_no_changes_and_no_task() -> None:
         await pilot.pause()
         assert message.display and not view.query_one("#diff-panes").display
         assert str(message.render()) == NO_GIT
-        assert view.selected_paths == []
+        assert view.choice() is None
         view.show(TASK, TreeDiff(base="b" * 40, tree="b" * 40))
         await pilot.pause()
         assert str(message.render()) == NO_CHANGES
-        assert view.selected_paths == []
+        assert view.choice() is None
         view.show(TASK, sample_diff())
         await pilot.pause()
         assert not message.display and view.query_one("#diff-panes").display
@@ -261,7 +281,7 @@ async def test_show_before_mount_is_kept() -> None:
         view.show(TASK, sample_diff())
         await app.screen.mount(view)
         await pilot.pause()
-        assert view.selected_paths == ["README.md", "logo.png", "src/app.py"]
+        assert chosen_paths(view) == ["README.md", "logo.png", "src/app.py"]
         assert view.text.path == "README.md"
 
 
@@ -278,11 +298,11 @@ async def test_a_new_diff_of_the_same_task_keeps_choices_and_place() -> None:
         view.show(TASK, grown)
         await pilot.pause()
         assert view.text.path == "src/app.py"
-        assert view.selected_paths == ["README.md", "src/app.py", "z.txt"]
+        assert chosen_paths(view) == ["README.md", "src/app.py", "z.txt"]
         view.show(OTHER, grown)
         await pilot.pause()
         assert view.text.path == "README.md"
-        assert view.selected_paths == ["README.md", "logo.png", "src/app.py", "z.txt"]
+        assert chosen_paths(view) == ["README.md", "logo.png", "src/app.py", "z.txt"]
 
 
 async def test_a_50000_line_diff_renders_only_what_is_seen() -> None:
@@ -308,13 +328,13 @@ async def test_a_50000_line_diff_renders_only_what_is_seen() -> None:
         text.focus()
         await pilot.press("end")
         assert text.scroll_y == text.max_scroll_y
-        assert screen_lines(text)[-1].startswith(f"+value_{count - 1} = ")
+        assert screen_lines(text)[-1].startswith(f"▌●+value_{count - 1} = ")
         for _ in range(20):
             await pilot.press("pageup")
         for _ in range(10):
             await pilot.press("pagedown")
         await pilot.press("home")
-        assert screen_lines(text)[0].startswith("diff --git a/big.py")
+        assert screen_lines(text)[0].startswith("  diff --git a/big.py")
         page = text.scrollable_content_region.height
         # 20 pages looked at, each highlighted once as part of a 64-line block.
         visited_blocks = (20 * page) // BLOCK_LINES + 4
@@ -357,15 +377,16 @@ async def test_each_file_of_a_real_git_diff_shows_its_own_section(repo: Path) ->
             assert change is not None
             shown = screen_lines(view.text)
             seen[change.path] = shown
-            assert (shown[0] == BINARY) is change.binary, change.path
-            assert change.binary or shown[0].startswith("diff --git "), change.path
+            assert (shown[0] == f"[x] {BINARY}") is change.binary, change.path
+            assert change.binary or shown[0].startswith("  diff --git "), change.path
             await pilot.press("down")
     assert sorted(seen) == sorted(change.path for change in diff.files)
     for path, line in expected.items():
-        assert line in seen[path], path
+        code = [row[GUTTER:] for row in seen[path]]
+        assert line in code, path
         others = [other for other in expected if other != path]
-        assert not any(expected[other] in seen[path] for other in others), path
-    assert seen["blob.bin"] == [BINARY] + [""] * (len(seen["blob.bin"]) - 1)
+        assert not any(expected[other] in code for other in others), path
+    assert seen["blob.bin"] == [f"[x] {BINARY}"] + [""] * (len(seen["blob.bin"]) - 1)
 
 
 async def test_control_characters_and_crlf_never_reach_the_terminal() -> None:
@@ -377,8 +398,8 @@ async def test_control_characters_and_crlf_never_reach_the_terminal() -> None:
         view.show(TASK, assemble("b" * 40, "c" * 40, [(files[0], patch)]))
         await pilot.pause()
         shown = screen_lines(view.text)
-        assert shown[6] == "+red \\x1b[31mtext"
-        assert shown[7] == "+    tabbed"
+        assert shown[6] == "▌●+red \\x1b[31mtext"
+        assert shown[7] == "▌●+    tabbed"
 
 
 async def test_a_light_theme_rehighlights_with_light_colours() -> None:
@@ -406,8 +427,8 @@ async def test_focusing_the_view_focuses_its_file_list() -> None:
         view.focus()
         await pilot.pause()
         assert app.focused is view.file_list
-        assert view.all_selected
+        assert (choice := view.choice()) is not None and choice.whole
         await pilot.press("space")
-        assert not view.all_selected
+        assert (choice := view.choice()) is not None and not choice.whole
         view.show(TASK, None)
-        assert not view.all_selected
+        assert view.choice() is None

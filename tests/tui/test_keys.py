@@ -19,6 +19,8 @@ from caesar_tui.screens.main import MainScreen
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
 from caesar_tui.widgets.diff_files import DiffFileList
+from caesar_tui.widgets.diff_text import DiffText
+from caesar_tui.widgets.diff_view import DiffView
 from caesar_tui.widgets.questions import QuestionForm, QuestionsPane
 from caesar_tui.widgets.task_tree import TaskTree
 from tests.tui.screen import SIZE, TASK, Clock, Project, static_text, text, until
@@ -31,6 +33,8 @@ BOUND: tuple[type[DOMNode], ...] = (
     QuestionForm,
     QuestionsPane,
     DiffFileList,
+    DiffView,
+    DiffText,
     TaskTree,
 )
 
