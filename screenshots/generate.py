@@ -13,6 +13,8 @@ from textual.pilot import Pilot
 
 from snapshots.scene import HELPER, IMPLEMENTER, REVIEWER, scene_app
 from snapshots.test_app_snapshot import SIZE, steps
+from snapshots.test_review_snapshot import SCENES as REVIEW_SCENES
+from snapshots.test_review_snapshot import SIZE as REVIEW_SIZE
 
 SCREENS = {
     "tree-activity": (("1",), IMPLEMENTER, False),
@@ -21,8 +23,12 @@ SCREENS = {
     "report": (("4",), REVIEWER, False),
     "help": (("question_mark",), IMPLEMENTER, False),
     "approval": (("a",), HELPER, True),
+    "review": (REVIEW_SCENES["hunk_deselected"], IMPLEMENTER, False),
 }
 """name -> (keys pressed, task selected, a tool call held for approval in the scene)."""
+
+SIZES = {"review": REVIEW_SIZE}
+"""Screens wider than ``SIZE``: the review wants the width."""
 
 
 def render(name: str, keys: tuple[str, ...], select: str, approval: bool, out: Path) -> None:
@@ -36,7 +42,7 @@ def render(name: str, keys: tuple[str, ...], select: str, approval: bool, out: P
             shots.append(app.export_screenshot(title=f"caesar watch: {name}"))
             app.exit()
 
-        app.run(headless=True, auto_pilot=auto, size=SIZE)
+        app.run(headless=True, auto_pilot=auto, size=SIZES.get(name, SIZE))
     (out / f"{name}.svg").write_text(shots[0])
     print(f"wrote screenshots/{name}.svg")
 

@@ -50,21 +50,35 @@ FLAKY = "t_3a4b5c6d000000000000000000000004"
 
 PARSER_PY = """\
 diff --git a/src/parser.py b/src/parser.py
-index 3f2a91c..8d1e2b4 100644
+index 27ee63e..fb56f86 100644
 --- a/src/parser.py
 +++ b/src/parser.py
-@@ -1,9 +1,12 @@
+@@ -6,11 +6,14 @@ SEPARATOR = ","
+\x20
+\x20
  def parse(text: str) -> list[str]:
--    return text.split(",")
+-    return text.split(SEPARATOR)
 +    \"\"\"Split a comma list; an empty input is an empty list, not [''].\"\"\"
 +    if not text.strip():
 +        return []
-+    return [part.strip() for part in text.split(",")]
-
-
++    return [part.strip() for part in text.split(SEPARATOR)]
+\x20
+\x20
  def parse_pairs(text: str) -> dict[str, str]:
 -    return dict(item.split("=") for item in parse(text))
 +    return dict(item.split("=", 1) for item in parse(text))
+\x20
+\x20
+ def render(items: list[str]) -> str:
+@@ -21,5 +24,6 @@ def render_pairs(pairs: dict[str, str]) -> str:
+     return render([f"{key}={value}" for key, value in pairs.items()])
+\x20
+\x20
+-def count(text: str) -> int:
+-    return len(parse(text))
++def count(text: str, *, unique: bool = False) -> int:
++    items = parse(text)
++    return len(set(items)) if unique else len(items)
 """
 TEST_PARSER_PY = """\
 diff --git a/tests/test_parser.py b/tests/test_parser.py
@@ -85,7 +99,7 @@ DIFF = assemble(
     "3f2a91c" + "0" * 33,
     "8d1e2b4" + "0" * 33,
     [
-        (FileChange("src/parser.py", ChangeAction.MODIFIED, None, 5, 2), PARSER_PY),
+        (FileChange("src/parser.py", ChangeAction.MODIFIED, None, 8, 4), PARSER_PY),
         (FileChange("tests/test_parser.py", ChangeAction.CREATED, None, 6, 0), TEST_PARSER_PY),
     ],
 )

@@ -233,6 +233,7 @@ class MainScreen(WorkerFailures, Screen[None]):
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        self.query_one("#main").set_class(event.pane.id == "diff", "-review")
         task_id = self.query_one(TaskTree).selected_id
         if task_id is not None:
             self._refresh_detail(task_id)

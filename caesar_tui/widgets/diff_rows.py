@@ -48,7 +48,7 @@ enough for most multi-line constructs and short enough to lex in about a millise
 GUTTER = 2
 """Cells left of the code: the cursor, then the line's selection mark."""
 
-SIDE_BY_SIDE_MIN = 100
+SIDE_BY_SIDE_MIN = 80
 """The narrowest the text may be to show side by side; narrower, it shows unified."""
 
 _CODE_MARKERS = {"+": "diff-text--added", "-": "diff-text--removed", " ": "diff-text--context"}

@@ -102,6 +102,10 @@ class DiffView(WorkerFailures, Widget):
             max-width: 60;
             min-width: 24;
         }
+        &.-side DiffFileList {
+            width: 32;
+            min-width: 24;
+        }
         &.-stacked > #diff-panes {
             layout: vertical;
         }
@@ -403,6 +407,13 @@ class DiffView(WorkerFailures, Widget):
     def action_side_by_side(self) -> None:
         text = self.text
         wanted = not text.side_by_side_wanted
+        self.set_class(wanted, "-side")
+        text.set_side_by_side(wanted)
+        self.call_after_refresh(self._side_by_side_shown, wanted)
+
+    def _side_by_side_shown(self, wanted: bool) -> None:
+        """Once the narrower file list is laid out: say so if the text is still too narrow."""
+        text = self.text
         text.set_side_by_side(wanted)
         if wanted and not text.side_by_side:
             self.notify(
