@@ -20,6 +20,18 @@ FILE_KEYS = {
     "link_target",
     "link_outside",
     "patch_span",
+    "hunks",
+}
+HUNK_KEYS = {
+    "id",
+    "header",
+    "old_start",
+    "old_lines",
+    "new_start",
+    "new_lines",
+    "added",
+    "removed",
+    "whole",
 }
 DIFF_KEYS = {"task_id", "base", "tree", "is_empty", "files", "patch"}
 APPLY_KEYS = {
@@ -30,6 +42,8 @@ APPLY_KEYS = {
     "already_applied",
     "conflicts",
     "digest",
+    "hunks",
+    "already_applied_hunks",
     "links",
 }
 
@@ -61,6 +75,10 @@ async def test_a_diff_reads_the_same_from_the_cli_and_from_mcp(repo: Path) -> No
     notes = files["DEMO_NOTES.md"]
     assert (notes["action"], notes["old_path"], notes["binary"]) == ("created", None, False)
     assert notes["additions"] > 0 and notes["deletions"] == 0
+    (created,) = notes["hunks"]
+    assert set(created) == HUNK_KEYS and created["id"].startswith("h_")
+    assert (created["old_start"], created["old_lines"], created["removed"]) == (0, 0, 0)
+    assert created["added"] == notes["additions"] == created["new_lines"]
     patch = from_cli["patch"]
     for change in files.values():
         span = change["patch_span"]
