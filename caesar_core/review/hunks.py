@@ -246,6 +246,25 @@ class Selection:
         return found
 
 
+def split(hunk: Hunk) -> list[tuple[int, int]]:
+    """The hunk's changes cut at its context lines, as ranges of changed lines (``s`` in
+    ``caesar apply --interactive``, as in ``git add -p``): one range when it cannot be cut."""
+    groups: list[tuple[int, int]] = []
+    changed = 0
+    after_context = True
+    for line in hunk.lines:
+        if line.origin == " ":
+            after_context = True
+            continue
+        changed += 1
+        if after_context or not groups:
+            groups.append((changed, changed))
+        else:
+            groups[-1] = (groups[-1][0], changed)
+        after_context = False
+    return groups
+
+
 def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
     runs: list[tuple[int, int]] = []
     for n in numbers:
