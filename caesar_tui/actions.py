@@ -21,7 +21,6 @@ from caesar_core.runner import control, worktrees
 from caesar_core.store.approvals import answer_approval
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
-from caesar_tui import standin
 
 BY = "watch"
 """Who answered, as recorded in the answer files."""
@@ -69,24 +68,25 @@ def apply(store: TaskStore, record: TaskRecord, paths: Sequence[str] | None) -> 
 def apply_hunks(store: TaskStore, record: TaskRecord, picks: Sequence[Pick]) -> Outcome:
     """Only the chosen hunks (or lines of them) into the main working tree, uncommitted."""
     try:
-        result = standin.apply(store, record, picks)
+        result = worktrees.apply(store, record, picks=picks)
     except CaesarError as error:
         return Outcome("Apply", str(error), ok=False)
     if not result.applied:
         return Outcome("Apply", "Conflicts: nothing was applied", False, tuple(result.conflicts))
-    hunks = len({pick.hunk_id for pick in picks})
-    return Outcome(
-        "Apply", f"applied {hunks} hunk(s) of {len(result.files)} file(s), not committed"
-    )
+    taken = len(result.picked)
+    text = f"applied {taken} hunk(s) to {len(result.written)} file(s), not committed"
+    if result.already_hunks:
+        text += f"; already in your tree: {', '.join(result.already_hunks)}"
+    return Outcome("Apply", text)
 
 
 def reject(store: TaskStore, record: TaskRecord, picks: Sequence[Pick], reason: str) -> Outcome:
     """Revert the chosen hunks in the task's worktree, recorded as rejected (with ``reason``)."""
     try:
-        standin.reject(store, record, picks, reason=reason)
+        result = worktrees.reject(store, record, picks, reason=reason)
     except CaesarError as error:
         return Outcome("Reject", str(error), ok=False)
-    hunks = len({pick.hunk_id for pick in picks})
+    hunks = len({pick.split(":")[0] for pick in result.hunks})
     return Outcome("Reject", f"rejected {hunks} hunk(s): reverted in the task's worktree")
 
 

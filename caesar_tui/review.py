@@ -11,16 +11,26 @@ applied are never selected again.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from caesar_core.git.diff import FileChange
-from caesar_core.review.hunks import Hunk, Pick
+from caesar_core.git.diff import FileChange, TreeDiff, patch_digest
+from caesar_core.review.hunks import Hunk, Pick, recorded
 from caesar_core.store.record import TaskRecord
 from caesar_core.terminal import quote_path
 
-__all__ = ["Box", "Choice", "Done", "FileCounts", "Review", "checks_warning", "line_ranges"]
+__all__ = [
+    "Box",
+    "Choice",
+    "Done",
+    "FileCounts",
+    "Review",
+    "checks_warning",
+    "done_of",
+    "line_ranges",
+]
 
 
 class Box(StrEnum):
@@ -69,10 +79,32 @@ class Choice:
     """One line per file, then one per hunk under it, indented."""
 
 
+def done_of(record: TaskRecord, diff: TreeDiff | None) -> Done:
+    """What ``record`` says was done with the hunks of ``diff`` (the diff as it is now).
+
+    Hunks applied one by one count when the diff still holds them as they were (same id and
+    digest, ``recorded``); a whole apply of exactly this diff counts every hunk; rejected
+    hunks are counted by path, since they left the diff.
+    """
+    rejected = dict(Counter(entry.path for entry in record.rejected_hunks))
+    if diff is None:
+        return Done({}, rejected)
+    hunks = [hunk for change in diff.files for hunk in change.hunks]
+    if record.applied_digest is not None and record.applied_digest == patch_digest(diff.patch):
+        return Done(dict.fromkeys((hunk.id for hunk in hunks), None), rejected)
+    taken = recorded(record.taken, hunks)
+    applied: dict[str, frozenset[int] | None] = {}
+    for hunk in hunks:
+        if taken.has(hunk):
+            lines = taken.of(hunk)
+            applied[hunk.id] = None if hunk.whole or lines >= universe(hunk) else lines
+    return Done(applied, rejected)
+
+
 def universe(hunk: Hunk) -> frozenset[int]:
     """The changed lines of a hunk, 1-based; a hunk without lines to pick (a binary file, a
     rename, a mode change, a link: the whole file is one hunk) counts as one."""
-    return frozenset(range(1, hunk.changed + 1)) if hunk.lines else frozenset({1})
+    return frozenset({1}) if hunk.whole else frozenset(range(1, hunk.changed + 1))
 
 
 def line_ranges(lines: Iterable[int]) -> list[tuple[int, int]]:
@@ -201,7 +233,7 @@ def _file_name(change: FileChange) -> str:
 
 
 def _hunk_line(hunk: Hunk, selected: frozenset[int]) -> str:
-    if not hunk.lines:
+    if hunk.whole:
         return f"the whole file ({hunk.header})" if hunk.header else "the whole file"
     head = hunk.header.strip() or f"@@ -{hunk.old_start} +{hunk.new_start} @@"
     if selected == universe(hunk):

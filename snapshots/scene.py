@@ -11,7 +11,7 @@ from pathlib import Path
 
 from caesar_core.events import EventWriter
 from caesar_core.fs import atomic_write, create_exclusive, dump_json
-from caesar_core.git import FileChange, TreeDiff, assemble
+from caesar_core.git import FileChange, TreeDiff
 from caesar_core.protocol import (
     REPORT_V1,
     ChangeAction,
@@ -41,6 +41,7 @@ from caesar_core.store import (
 from caesar_core.store.record import TaskRecord as Record
 from caesar_tui.app import CaesarApp, make_app
 from caesar_tui.clock import fixed_clock
+from tests.tui.screen import reviewable
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 IMPLEMENTER = "t_1a2b3c4d000000000000000000000001"
@@ -95,7 +96,7 @@ index 0000000..c4a7e01
 +    assert parse("   ") == []
 """
 
-DIFF = assemble(
+DIFF = reviewable(
     "3f2a91c" + "0" * 33,
     "8d1e2b4" + "0" * 33,
     [

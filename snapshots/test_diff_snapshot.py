@@ -10,9 +10,10 @@ from collections.abc import Callable
 
 from textual.app import App, ComposeResult
 
-from caesar_core.git.diff import FileChange, assemble
+from caesar_core.git.diff import FileChange
 from caesar_core.protocol.report import ChangeAction
 from caesar_tui.widgets.diff_view import DiffView
+from tests.tui.screen import reviewable
 
 SnapCompare = Callable[..., bool]
 SIZE = (100, 30)
@@ -23,7 +24,7 @@ diff --git a/src/app.py b/src/app.py
 index 5fcb7b1..a3d0339 100644
 --- a/src/app.py
 +++ b/src/app.py
-@@ -1,9 +1,12 @@
+@@ -1,10 +1,12 @@
  \"\"\"A tiny greeter.\"\"\"
 \x20
 -import sys
@@ -57,7 +58,7 @@ GUIDE_MD = (
     "@@ -1,2 +1,2 @@\n-# Old\n+# Guide\n text\n"
 )
 
-DIFF = assemble(
+DIFF = reviewable(
     "a" * 40,
     "b" * 40,
     [

@@ -39,7 +39,6 @@ from caesar_tui.modals.confirm import ConfirmModal
 from caesar_tui.modals.filter import FilterModal
 from caesar_tui.review import Choice, checks_warning
 from caesar_tui.source import TaskFiles
-from caesar_tui.standin import done_of
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
 from caesar_tui.widgets.diff_view import DiffProvider, DiffView
@@ -149,11 +148,7 @@ class MainScreen(WorkerFailures, Screen[None]):
                 panes = {
                     "activity": ActivityView(files.history, self.clock, id="activity-view"),
                     "questions": QuestionsPane(id="questions-pane", clock=self.clock),
-                    "diff": DiffView(
-                        self.diff_provider,
-                        lambda record: done_of(files.store, record),
-                        id="diff-view",
-                    ),
+                    "diff": DiffView(self.diff_provider, id="diff-view"),
                     "report": ReportView(files.report, id="report-view"),
                     "log": LogView(files.raw_log, id="log-view"),
                 }

@@ -113,7 +113,7 @@ class FileLayout:
             self.headers = headers
         elif not headers and len(hunks) == 1:
             self.hunks, self.headers = tuple(hunks), array("q", [0])
-        else:  # pragma: no cover - the model and the patch disagree: review by file only
+        else:  # no hunks (a diff read without them), or they disagree with the text: by file
             self.hunks, self.headers = (), array("q")
         self._lines: dict[int, HunkLines] = {}
         self._side: SideRows | None = None

@@ -259,7 +259,7 @@ class DiffRows(ScrollView):
         if hunk is None or self._layout.marker(line) not in ("+", "-"):
             return Segment(" ", base)
         model = self.hunks[hunk]
-        if not model.lines:  # taken whole (a link's target): every line as the hunk goes
+        if model.whole:  # taken whole (a link's target): every line as the hunk goes
             box = self._review.box(model)
             state = {"applied": "applied", "none": "unselected"}.get(box.value, "selected")
             return self._mark(LINE[state], base)

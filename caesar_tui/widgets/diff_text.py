@@ -319,7 +319,7 @@ class DiffText(DiffRows, can_focus=True):
         """Choose lines of the hunk under the cursor, from its first line not applied;
         False: it has no lines left to choose (applied, binary, a rename)."""
         hunk = self.cursor_hunk
-        available = self._review.available(hunk) if hunk is not None and hunk.lines else None
+        available = self._review.available(hunk) if hunk is not None and not hunk.whole else None
         if not available:
             return False
         first = min(available)

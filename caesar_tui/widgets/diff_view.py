@@ -29,23 +29,15 @@ from caesar_core.git.diff import FileChange, TreeDiff
 from caesar_core.review.hunks import Hunk
 from caesar_core.store.record import TaskRecord
 from caesar_tui.keys import bind
-from caesar_tui.review import Box, Choice, Done, FileCounts, Review
-from caesar_tui.standin import hunks_of
+from caesar_tui.review import Box, Choice, Done, FileCounts, Review, done_of
 from caesar_tui.widgets.diff_files import DiffFileList, file_label
 from caesar_tui.widgets.diff_text import SIDE_BY_SIDE_MIN, DiffText
 from caesar_tui.workers import WorkerFailures
 
-__all__ = ["DiffProvider", "DiffView", "DoneProvider"]
+__all__ = ["DiffProvider", "DiffView"]
 
 DiffProvider = Callable[[TaskRecord], TreeDiff | None]
 """A task's diff with its patch, None without git (blocking: called in a thread worker)."""
-
-DoneProvider = Callable[[TaskRecord], Done]
-"""What was applied and rejected of a task's hunks (called in the same thread worker)."""
-
-
-def _nothing_done(record: TaskRecord) -> Done:
-    return Done()
 
 
 NO_GIT = "no git: this task's changes could not be computed"
@@ -134,7 +126,6 @@ class DiffView(WorkerFailures, Widget):
     def __init__(
         self,
         provider: DiffProvider | None = None,
-        done: DoneProvider = _nothing_done,
         *,
         name: str | None = None,
         id: str | None = None,
@@ -143,11 +134,9 @@ class DiffView(WorkerFailures, Widget):
     ) -> None:
         """Args:
         provider: Computes a task's diff (called in a thread); None: only ``show`` fills it.
-        done: Reads what was applied and rejected of the task's hunks (in the same thread).
         """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._provider = provider
-        self._done = done
         self._review = Review()
         """The choices of the task shown."""
         self._hunks: dict[str, tuple[Hunk, ...]] = {}
@@ -228,7 +217,8 @@ class DiffView(WorkerFailures, Widget):
     def _compute(self, record: TaskRecord, provider: DiffProvider) -> None:
         try:
             diff = provider(record)
-            self.post_message(self.DiffReady(self, record.id, diff, done=self._done(record)))
+            done = done_of(record, diff)
+            self.post_message(self.DiffReady(self, record.id, diff, done=done))
         except (CaesarError, OSError) as error:
             self.post_message(self.DiffReady(self, record.id, None, str(error)))
 
@@ -256,7 +246,7 @@ class DiffView(WorkerFailures, Widget):
         if not same_task:
             self._review = Review()
         self._review.done = done or Done()
-        self._hunks = {c.path: hunks_of(diff, c) for c in diff.files} if diff is not None else {}
+        self._hunks = {c.path: c.hunks for c in diff.files} if diff is not None else {}
         self._review.keep_only(h.id for hunks in self._hunks.values() for h in hunks)
         if self.is_mounted:
             self._refresh_view(same_task=same_task)

@@ -7,12 +7,14 @@ Nothing here reads a widget's private state: what a test asserts is what is on s
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pygit2
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
@@ -21,6 +23,7 @@ from textual.widgets import DataTable, Static
 
 from caesar_core.events import EventWriter
 from caesar_core.git import FileChange, TreeDiff, assemble
+from caesar_core.git.hunks import hunks_of
 from caesar_core.protocol import ChangeAction, Isolation, Mode
 from caesar_core.protocol.event import Event, EventPayload
 from caesar_core.store import TaskRecord, TaskStatus, TaskStore
@@ -143,13 +146,25 @@ class Project:
         return make_app(self.root, clock=clock, diff_provider=self.diff, **options)
 
 
+def reviewable(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -> TreeDiff:
+    """``git.assemble`` of canned sections, each file given its hunks as caesar reads them
+    from git (libgit2 parses the section's text; ``git.hunks.hunks_of`` makes the hunks), as a
+    diff computed by ``changes_since`` has them."""
+    found: list[tuple[FileChange, str]] = []
+    for change, section in sections:
+        patches = list(pygit2.Diff.parse_diff(section)) if section else []
+        hunks = hunks_of(patches[0]) if patches else ()
+        found.append((replace(change, hunks=hunks), section))
+    return assemble(base, tree, found)
+
+
 def one_file_diff(path: str, added: int = 1) -> TreeDiff:
     body = "".join(f"+line {n}\n" for n in range(added))
     patch = (
         f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n"
         f"+++ b/{path}\n@@ -1,1 +1,{added + 1} @@\n old\n{body}"
     )
-    return assemble(
+    return reviewable(
         "a" * 40, "b" * 40, [(FileChange(path, ChangeAction.MODIFIED, None, added, 0), patch)]
     )
 

@@ -9,12 +9,13 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from caesar_core.git.diff import FileChange, TreeDiff, assemble, changes_since
+from caesar_core.git.diff import FileChange, TreeDiff, changes_since
 from caesar_core.protocol.report import ChangeAction
 from caesar_tui.widgets.diff_files import DiffFileList
 from caesar_tui.widgets.diff_text import BLOCK_LINES, GUTTER, DiffText
 from caesar_tui.widgets.diff_view import BINARY, NO_CHANGES, NO_GIT, NO_TASK, DiffView
 from tests.runner.conftest import git
+from tests.tui.screen import reviewable
 
 TASK = "t_" + "a" * 32
 OTHER = "t_" + "b" * 32
@@ -46,7 +47,7 @@ def section(path: str, lines: list[str], *, old: str | None = None) -> str:
 
 def sample_diff() -> TreeDiff:
     """Three files; the patch is deliberately not in the files' order, as git's may not be."""
-    return assemble(
+    return reviewable(
         "b" * 40,
         "c" * 40,
         [
@@ -68,7 +69,7 @@ def sample_diff() -> TreeDiff:
 
 
 def rename_diff() -> TreeDiff:
-    return assemble(
+    return reviewable(
         "b" * 40,
         "c" * 40,
         [
@@ -294,7 +295,7 @@ async def test_a_new_diff_of_the_same_task_keeps_choices_and_place() -> None:
         await pilot.press("down", "space", "down")
         assert view.text.path == "src/app.py"
         added = (FileChange("z.txt", ChangeAction.CREATED, additions=1), section("z.txt", ["+z"]))
-        grown = assemble("b" * 40, "d" * 40, [*sections(sample_diff()), added])
+        grown = reviewable("b" * 40, "d" * 40, [*sections(sample_diff()), added])
         view.show(TASK, grown)
         await pilot.pause()
         assert view.text.path == "src/app.py"
@@ -312,7 +313,7 @@ async def test_a_50000_line_diff_renders_only_what_is_seen() -> None:
         "diff --git a/big.py b/big.py\nnew file mode 100644\nindex 0000000..1111111\n"
         f"--- /dev/null\n+++ b/big.py\n@@ -0,0 +1,{count} @@\n" + body
     )
-    diff = assemble(
+    diff = reviewable(
         "b" * 40, "c" * 40, [(FileChange("big.py", ChangeAction.CREATED, additions=count), patch)]
     )
     app = DiffApp()
@@ -395,7 +396,7 @@ async def test_control_characters_and_crlf_never_reach_the_terminal() -> None:
     app = DiffApp()
     async with app.run_test(size=(100, 30)) as pilot:
         view = app.query_one(DiffView)
-        view.show(TASK, assemble("b" * 40, "c" * 40, [(files[0], patch)]))
+        view.show(TASK, reviewable("b" * 40, "c" * 40, [(files[0], patch)]))
         await pilot.pause()
         shown = screen_lines(view.text)
         assert shown[6] == "▌●+red \\x1b[31mtext"

@@ -116,6 +116,7 @@ async def test_two_hunks_toggled_and_applied_are_exactly_what_reaches_the_tree(
         )
         await until(pilot, lambda: "✓2" in text(view.file_list), "the applied count")
         assert (repo / "calc.py").read_text() == edited(second=False)
+        assert len(TaskStore(repo).get(task_id).applied_hunks) == 2
         # Applied hunks are marked, and what is left is what stays selected.
         assert any(row.endswith("[✓] @@ -1,8 +1,8 @@") for row in lines(view.text))
     assert "calc.py" not in git(repo, "diff", "--cached", "--name-only")  # never staged
@@ -158,3 +159,5 @@ async def test_a_rejected_hunk_leaves_the_worktree_and_the_diff(repo: Path) -> N
         assert "[ ] M +4 -3  0/2 ✗1  calc.py" in text(view.file_list)
     assert (worktree / "calc.py").read_text() == edited(first=False)
     assert (repo / "calc.py").read_text() == OLD  # the user's tree is not touched
+    rejected = TaskStore(repo).get(task_id).rejected_hunks
+    assert [(entry.path, entry.reason) for entry in rejected] == [("calc.py", "keep the name r")]

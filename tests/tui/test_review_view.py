@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from caesar_core.git.diff import FileChange, TreeDiff, assemble
+from caesar_core.git.diff import FileChange, TreeDiff
 from caesar_core.protocol.report import ChangeAction
 from caesar_core.review.hunks import Pick
 from caesar_tui.review import Done
 from caesar_tui.widgets.diff_text import SIDE_BY_SIDE_MIN
 from caesar_tui.widgets.diff_view import DiffView
 from tests.tui.screen import lines as rendered
-from tests.tui.screen import toasts, until
+from tests.tui.screen import reviewable, toasts, until
 
 TASK = "t_" + "c" * 32
 
@@ -67,7 +67,7 @@ NOTES = [
 
 
 def review_diff() -> TreeDiff:
-    return assemble(
+    return reviewable(
         "b" * 40,
         "c" * 40,
         [
@@ -287,9 +287,9 @@ async def test_scrolling_a_long_file_moves_the_cursor_to_the_hunk_in_view() -> N
     for n in range(40):
         start = 1 + n * 20
         body += [f"@@ -{start},3 +{start},3 @@", " a", f"-old {n}", f"+new {n}", " b"]
-    head = ["diff --git a/many.txt b/many.txt", "index 1..2 100644", "--- a/many.txt"]
+    head = ["diff --git a/many.txt b/many.txt", "index 1111111..2222222 100644", "--- a/many.txt"]
     patch = "\n".join([*head, "+++ b/many.txt", *body]) + "\n"
-    diff = assemble(
+    diff = reviewable(
         "b" * 40, "c" * 40, [(FileChange("many.txt", ChangeAction.MODIFIED, None, 40, 40), patch)]
     )
     app = ReviewApp()
