@@ -122,54 +122,90 @@ def _spell(ranges: list[tuple[int, int]]) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
 
 
+@dataclass(frozen=True, slots=True)
+class _State:
+    """One hunk's sets, worked out once per change of the choices (a 50,000-line hunk's sets
+    are not cheap to rebuild for every row drawn)."""
+
+    universe: frozenset[int]
+    applied: frozenset[int]
+    available: frozenset[int]
+    selected: frozenset[int]
+    box: Box
+
+
 class Review:
     """One task's choices: for each hunk id the person changed, the changed lines chosen."""
 
     def __init__(self, done: Done | None = None) -> None:
         self._chosen: dict[str, frozenset[int]] = {}
-        self.done = done or Done()
+        self._done = done or Done()
+        self._states: dict[str, _State] = {}
+
+    @property
+    def done(self) -> Done:
+        """What the record says was applied and rejected."""
+        return self._done
+
+    @done.setter
+    def done(self, done: Done) -> None:
+        self._done = done
+        self._states.clear()
 
     # -- one hunk ------------------------------------------------------------------------
 
+    def _state(self, hunk: Hunk) -> _State:
+        state = self._states.get(hunk.id)
+        if state is None:
+            every = universe(hunk)
+            done = self._done.applied.get(hunk.id, frozenset())
+            applied = every if done is None else done & every
+            available = every - applied
+            chosen = self._chosen.get(hunk.id)
+            selected = available if chosen is None else chosen & available
+            if not available:
+                box = Box.APPLIED
+            else:
+                box = Box.ALL if selected == available else Box.SOME if selected else Box.NONE
+            state = self._states[hunk.id] = _State(every, applied, available, selected, box)
+        return state
+
+    def _set(self, hunk: Hunk, lines: frozenset[int]) -> None:
+        self._chosen[hunk.id] = lines
+        self._states.pop(hunk.id, None)
+
     def available(self, hunk: Hunk) -> frozenset[int]:
         """The lines that may be chosen: every changed line not applied already."""
-        applied = self.done.applied.get(hunk.id, frozenset())
-        return frozenset() if applied is None else universe(hunk) - applied
+        return self._state(hunk).available
 
     def applied(self, hunk: Hunk) -> frozenset[int]:
-        applied = self.done.applied.get(hunk.id, frozenset())
-        return universe(hunk) if applied is None else applied & universe(hunk)
+        return self._state(hunk).applied
 
     def selected(self, hunk: Hunk) -> frozenset[int]:
         """The lines applying would take."""
-        available = self.available(hunk)
-        return self._chosen.get(hunk.id, available) & available
+        return self._state(hunk).selected
 
     def box(self, hunk: Hunk) -> Box:
-        available = self.available(hunk)
-        if not available:
-            return Box.APPLIED
-        selected = self.selected(hunk)
-        return Box.ALL if selected == available else Box.SOME if selected else Box.NONE
+        return self._state(hunk).box
 
     def toggle(self, hunk: Hunk) -> bool:
         """Select the whole hunk, or none of it when it was whole; False: nothing left of it
         to select (it is applied)."""
-        available = self.available(hunk)
-        if not available:
+        state = self._state(hunk)
+        if not state.available:
             return False
-        self._chosen[hunk.id] = frozenset() if self.selected(hunk) == available else available
+        self._set(hunk, frozenset() if state.box is Box.ALL else state.available)
         return True
 
     def choose(self, hunk: Hunk, lines: Iterable[int]) -> None:
         """Exactly these changed lines of the hunk (those applied already are left out)."""
-        self._chosen[hunk.id] = frozenset(lines) & self.available(hunk)
+        self._set(hunk, frozenset(lines) & self.available(hunk))
 
     # -- many ----------------------------------------------------------------------------
 
     def set_all(self, hunks: Iterable[Hunk], selected: bool) -> None:
         for hunk in hunks:
-            self._chosen[hunk.id] = self.available(hunk) if selected else frozenset()
+            self._set(hunk, self.available(hunk) if selected else frozenset())
 
     def toggle_all(self, hunks: Sequence[Hunk]) -> None:
         """Select every hunk, or none when every one was selected (a file's checkbox)."""
@@ -180,25 +216,25 @@ class Review:
         """Forget choices of hunks no longer in the diff (rejected, or changed since)."""
         current = set(hunk_ids)
         self._chosen = {hid: lines for hid, lines in self._chosen.items() if hid in current}
+        self._states.clear()
 
     def counts(self, change: FileChange, hunks: Sequence[Hunk]) -> FileCounts:
-        boxes = [self.box(hunk) for hunk in hunks]
-        open_ = [box for box in boxes if box is not Box.APPLIED]
-        if not open_:
-            box = Box.APPLIED if boxes else Box.NONE
-        elif all(b is Box.ALL for b in open_):
-            box = Box.ALL
-        elif all(b is Box.NONE for b in open_):
-            box = Box.NONE
+        selected = applied = 0
+        kinds: set[Box] = set()
+        for hunk in hunks:
+            state = self._state(hunk)
+            kinds.add(state.box)
+            selected += state.box in (Box.ALL, Box.SOME)
+            applied += bool(state.applied)
+        kinds.discard(Box.APPLIED)
+        if not kinds:
+            box = Box.APPLIED if hunks else Box.NONE
+        elif len(kinds) == 1:
+            box = kinds.pop()
         else:
             box = Box.SOME
-        return FileCounts(
-            box=box,
-            selected=sum(1 for b in boxes if b in (Box.ALL, Box.SOME)),
-            total=len(hunks),
-            applied=sum(1 for hunk in hunks if self.applied(hunk)),
-            rejected=self.done.rejected.get(change.path, 0),
-        )
+        rejected = self._done.rejected.get(change.path, 0)
+        return FileCounts(box, selected, len(hunks), applied, rejected)
 
     def choice(self, files: Sequence[tuple[FileChange, Sequence[Hunk]]]) -> Choice:
         """What applying (or rejecting) now would take, and how to say it."""
@@ -209,11 +245,12 @@ class Review:
         for change, hunks in files:
             chosen: list[str] = []
             for hunk in hunks:
-                selected = self.selected(hunk)
-                whole = whole and selected == universe(hunk)
+                state = self._state(hunk)
+                selected = state.selected
+                whole = whole and selected == state.universe
                 if not selected:
                     continue
-                if selected == universe(hunk):
+                if selected == state.universe:
                     picks.append(Pick(hunk.id))
                 else:
                     picks.extend(Pick(hunk.id, a, b) for a, b in line_ranges(selected))

@@ -103,6 +103,7 @@ class DiffRows(ScrollView):
         """Styled, uncropped code of each line and the style that pads it, by line number."""
         self._styles: dict[str, Style] = {}
         self._theme_name = ""
+        self._dark_or_light: str | None = None
         self.highlighted_lines = 0
         """How many lines went through the highlighter since the widget was made.
 
@@ -150,12 +151,21 @@ class DiffRows(ScrollView):
         super().notify_style_update()
         self._styles.clear()
         self._strips.clear()
+        self._dark_or_light = None
 
     def _style(self, component: str) -> Style:
         style = self._styles.get(component)
         if style is None:
             style = self.get_visual_style(component).rich_style
             self._styles[component] = style
+        return style
+
+    def _base(self) -> Style:
+        """The widget's own style (its background), kept: Textual computes it from every
+        ancestor on each call, and each row asks three times."""
+        style = self._styles.get("")
+        if style is None:
+            style = self._styles[""] = self.rich_style
         return style
 
     def _mark(self, mark: Mark, base: Style) -> Segment:
@@ -170,14 +180,14 @@ class DiffRows(ScrollView):
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         row = scroll_y + y
-        blank = Strip.blank(width, self.rich_style)
+        blank = Strip.blank(width, self._base())
         if self._message is not None:
             if row != 0:
                 return blank
             style = self._style("diff-text--message")
-            segments = self._box(0, self.rich_style) if self._layout.hunks else []
+            segments = self._box(0, self._base()) if self._layout.hunks else []
             strip = Strip([*segments, Segment(clean(self._message), style)])
-            return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+            return strip.crop_extend(scroll_x, scroll_x + width, self._base())
         if self.side_by_side:
             side = self._layout.side()
             if row >= len(side):
@@ -226,7 +236,7 @@ class DiffRows(ScrollView):
 
     def _half(self, line: int, side: str, width: int) -> Strip:
         if line == BLANK:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._base())
         hunk = self._layout.hunk_at(line)
         number = 0
         if hunk is not None:
@@ -245,7 +255,7 @@ class DiffRows(ScrollView):
         return Strip.join([prefix, code.crop_extend(0, room, pad)])
 
     def _cursor_cell(self, line: int, hunk: int | None) -> Segment:
-        base = self.rich_style
+        base = self._base()
         if hunk is None or hunk != self._cursor:
             return Segment(" ", base)
         if self._lines is not None:
@@ -255,7 +265,7 @@ class DiffRows(ScrollView):
         return self._mark(CURSOR, base)
 
     def _line_cell(self, line: int, hunk: int | None) -> Segment:
-        base = self.rich_style
+        base = self._base()
         if hunk is None or self._layout.marker(line) not in ("+", "-"):
             return Segment(" ", base)
         model = self.hunks[hunk]
@@ -329,7 +339,10 @@ class DiffRows(ScrollView):
         return found[1] if marker == "+" else found[0]
 
     def _tokens_of(self, index: int) -> Tokens:
-        theme = DARK_THEME if self.app.current_theme.dark else LIGHT_THEME
+        theme = self._dark_or_light
+        if theme is None:
+            # Asked once per restyle: the app's current theme is looked up by name each time.
+            theme = self._dark_or_light = DARK_THEME if self.app.current_theme.dark else LIGHT_THEME
         if theme != self._theme_name:
             self._theme_name = theme
             self._tokens.clear()
