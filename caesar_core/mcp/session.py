@@ -20,7 +20,7 @@ from caesar_core.agents.listing import agent_rows, role_rows
 from caesar_core.config import load_config
 from caesar_core.errors import CaesarError, UsageError
 from caesar_core.events.tail import read_last_events
-from caesar_core.protocol.documents import read_report
+from caesar_core.protocol.documents import read_shown_report
 from caesar_core.protocol.event import Event, FinishedEvent
 from caesar_core.protocol.report import Report
 from caesar_core.review.hunks import SelectionError, parse_pick
@@ -253,7 +253,7 @@ class Session:
 
     def _report(self, record: TaskRecord) -> Report | None:
         try:
-            return read_report(self.store.paths(record.id).report)
+            return read_shown_report(self.store.paths(record.id).report)
         except (CaesarError, ValueError, OSError):
             return None
 

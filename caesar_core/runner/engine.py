@@ -35,7 +35,7 @@ from caesar_core.git import (
     create_worktree,
     snapshot,
 )
-from caesar_core.protocol.documents import write_report
+from caesar_core.protocol.documents import write_concluded_report
 from caesar_core.protocol.event import Error, Finished, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
@@ -215,7 +215,7 @@ class Runner:
             details=detail,
             findings=findings,
         )
-        write_report(paths.report, report)
+        write_concluded_report(paths.report, report)
         with EventWriter(paths.events, record.id, clock=self.clock) as events:
             events.append(Error(message=reason, fatal=True))
             finished = events.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
@@ -398,7 +398,7 @@ class Runner:
         if (stopped or retrieved.refused) and report.status is not ReportStatus.FAILED:
             report = report.model_copy(update={"status": ReportStatus.FAILED})
         report = report.model_copy(update={"findings": [*report.findings, *findings]})
-        write_report(paths.report, report)
+        write_concluded_report(paths.report, report)
 
         status, reason = _status_of(ended, plan.timeout_ms)
         if unverified and status is TaskStatus.SUCCEEDED:

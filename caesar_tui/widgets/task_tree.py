@@ -187,10 +187,11 @@ class TaskTree(Tree[str]):
         who = safe_text(record.role or record.agent)
         headline = view.asking if view.needs_input else activity.headline
         headline = clip(safe_text(one_line(headline)), HEADLINE_WIDTH)
-        mark = STATUS[status]
+        # One mark column: a task waiting on a person shows the question mark in its place, so
+        # the ids of every row stay aligned.
+        mark = NEEDS_INPUT if view.needs_input else STATUS[status]
         label = Content.assemble(
             (mark.glyph + " ", mark.style),
-            (f"{NEEDS_INPUT.glyph} " if view.needs_input else "", NEEDS_INPUT.style),
             (record.id[2:10], "bold"),
             (f" {who:<10.10} ", "$text-secondary"),
             (f"{shown_age:>4} ", MUTED),
