@@ -11,9 +11,10 @@ A hunk that has no lines to pick from (a binary file, a pure rename, a mode chan
 *whole* hunk: one for the whole file, taken or left whole (``whole``; its id is made from what
 changed, see ``caesar_core/git/hunks.py``).
 
-Pure: no git, no files. Lines keep their line endings and are split on ``\n`` alone (as git
-splits them), so a missing newline at the end of a file, a lone ``\r`` or a form feed are
-carried exactly.
+One module for the model, the picks and the pure apply: they are one vocabulary, used together
+by every caller (git, the CLI, MCP, the review screen). Pure: no git, no files. Lines keep
+their line endings and are split on ``\n`` alone (as git splits them), so a missing newline at
+the end of a file, a lone ``\r`` or a form feed are carried exactly.
 """
 
 from __future__ import annotations
