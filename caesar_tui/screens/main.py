@@ -37,7 +37,8 @@ from caesar_tui.keys import bind
 from caesar_tui.messages import Announced, ProjectUpdated
 from caesar_tui.modals.confirm import ConfirmModal
 from caesar_tui.modals.filter import FilterModal
-from caesar_tui.review import Choice, checks_warning
+from caesar_tui.modals.review import apply_confirmation, reject_confirmation
+from caesar_tui.review import Choice
 from caesar_tui.source import TaskFiles
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
@@ -320,27 +321,12 @@ class MainScreen(WorkerFailures, Screen[None]):
         if shown and (choice is None or not choice.picks):
             return
         picks = None if choice is None or choice.whole else list(choice.picks)
-        if choice is None:
-            title, body = (
-                f"Apply {record.id[2:10]} to your working tree?",
-                ["every file of its diff"],
-            )
-        else:
-            what = "every hunk" if choice.whole else f"{choice.hunks} hunk(s)"
-            title = f"Apply {what} of {choice.files} file(s) of {record.id[2:10]} to your tree?"
-            body = list(choice.lines)
 
         def decided(confirmed: bool | None) -> None:
             if confirmed:
                 self._apply(record, picks)
 
-        checks, warn = checks_warning(record)
-        self.app.push_screen(
-            ConfirmModal(
-                title, [*body, *([] if warn else [checks])], warnings=[checks] if warn else []
-            ),
-            decided,
-        )
+        self.app.push_screen(apply_confirmation(record, choice), decided)
 
     def action_reject(self) -> None:
         record = self._worktree_record("there is no worktree to reject its changes in")
@@ -354,13 +340,7 @@ class MainScreen(WorkerFailures, Screen[None]):
         if choice is None or not choice.picks:
             return
         picks = list(choice.picks)
-        modal = ConfirmModal(
-            f"Reject {choice.hunks} hunk(s) of {choice.files} file(s) of {record.id[2:10]}?",
-            [*choice.lines, "they are reverted in the task's worktree and leave its diff"],
-            reason_prompt="why (optional; a follow-up turn of the task is told)",
-            confirm_label="reject",
-            cancel_label="keep",
-        )
+        modal = reject_confirmation(record, choice)
 
         def decided(confirmed: bool | None) -> None:
             if confirmed:

@@ -1,0 +1,36 @@
+"""The confirmations of applying and rejecting a task's work: what it takes, file by file and
+hunk by hunk, and what stands against it (caesar's checks failed, or were not run)."""
+
+from __future__ import annotations
+
+from caesar_core.store.record import TaskRecord
+from caesar_tui.modals.confirm import ConfirmModal
+from caesar_tui.review import Choice, checks_warning
+
+REASON_PROMPT = "why (optional; a follow-up turn of the task is told)"
+
+
+def apply_confirmation(record: TaskRecord, choice: Choice | None) -> ConfirmModal:
+    """Applying ``choice`` of ``record``'s diff (None: the whole task, its Diff tab unread)."""
+    short = record.id[2:10]
+    if choice is None:
+        title, body = f"Apply {short} to your working tree?", ["every file of its diff"]
+    else:
+        what = "every hunk" if choice.whole else f"{choice.hunks} hunk(s)"
+        title = f"Apply {what} of {choice.files} file(s) of {short} to your tree?"
+        body = list(choice.lines)
+    checks, warn = checks_warning(record)
+    return ConfirmModal(
+        title, [*body, *([] if warn else [checks])], warnings=[checks] if warn else []
+    )
+
+
+def reject_confirmation(record: TaskRecord, choice: Choice) -> ConfirmModal:
+    """Rejecting ``choice``, with a line to say why (``ConfirmModal.reason``)."""
+    return ConfirmModal(
+        f"Reject {choice.hunks} hunk(s) of {choice.files} file(s) of {record.id[2:10]}?",
+        [*choice.lines, "they are reverted in the task's worktree and leave its diff"],
+        reason_prompt=REASON_PROMPT,
+        confirm_label="reject",
+        cancel_label="keep",
+    )
