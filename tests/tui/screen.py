@@ -152,7 +152,7 @@ def reviewable(base: str, tree: str, sections: Iterable[tuple[FileChange, str]])
     diff computed by ``changes_since`` has them."""
     found: list[tuple[FileChange, str]] = []
     for change, section in sections:
-        patches = list(pygit2.Diff.parse_diff(section)) if section else []
+        patches = [p for p in pygit2.Diff.parse_diff(section) if p is not None] if section else []
         hunks = hunks_of(patches[0]) if patches else ()
         found.append((replace(change, hunks=hunks), section))
     return assemble(base, tree, found)

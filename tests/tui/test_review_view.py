@@ -244,8 +244,8 @@ async def test_the_words_a_line_changed_are_highlighted_within_its_tint() -> Non
         # An added line with no removed line to pair with has no word highlight.
         alone = view.text.render_line(23)
         assert "perimeter(r))" in alone.text
-        code = [s for s in list(alone)[3:] if s.style and s.text.strip()]
-        assert len({segment.style.bgcolor for segment in code}) == 1
+        code = [s.style.bgcolor for s in list(alone)[3:] if s.style and s.text.strip()]
+        assert len(set(code)) == 1
 
 
 async def test_applied_and_rejected_hunks_are_counted_and_not_chosen_again() -> None:
@@ -307,3 +307,15 @@ async def test_scrolling_a_long_file_moves_the_cursor_to_the_hunk_in_view() -> N
         assert cursor_rows(view)[0].split("@@")[1] == top_header.split("@@")[1]
         await pilot.press("space")
         assert cursor_rows(view)[0].startswith("▌ [ ] @@")
+
+
+async def test_review_keys_are_remapped_by_action_id() -> None:
+    app = ReviewApp()
+    async with app.run_test(size=(120, 50)) as pilot:
+        app.set_keymap({"next_hunk": "n", "toggle_hunk": "x"})
+        view = app.query_one(DiffView)
+        await pilot.pause()
+        await pilot.press("n", "x")
+        assert cursor_rows(view)[0] == "▌ [ ] @@ -10,8 +10,9 @@ def perimeter(r):"
+        await pilot.press("right_square_bracket")  # no longer bound
+        assert cursor_rows(view)[0].startswith("▌ [ ] @@ -10,8")
