@@ -123,7 +123,7 @@ class DiffText(DiffRows, can_focus=True):
             "toggle_hunk",
             "toggle_hunk",
             "Hunk",
-            help="select or deselect the hunk under the cursor (the line range, choosing lines)",
+            help="select or deselect the hunk under the cursor",
         ),
         Binding("escape", "stop_lines", "Done", show=False, tooltip="stop choosing lines"),
     ]
