@@ -5,16 +5,19 @@ and what applying would take (``DiffView.choice``, as the confirmation lists it)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import App, ComposeResult
 
 from caesar_core.git.diff import FileChange, TreeDiff
 from caesar_core.protocol.report import ChangeAction
 from caesar_core.review.hunks import Pick
+from caesar_tui.modals.review import apply_confirmation
 from caesar_tui.review import Done
 from caesar_tui.widgets.diff_text import SIDE_BY_SIDE_MIN
 from caesar_tui.widgets.diff_view import DiffView
 from tests.tui.screen import lines as rendered
-from tests.tui.screen import reviewable, toasts, until
+from tests.tui.screen import record, reviewable, screen_lines, toasts, until
 
 TASK = "t_" + "c" * 32
 
@@ -319,3 +322,39 @@ async def test_review_keys_are_remapped_by_action_id() -> None:
         assert cursor_rows(view)[0] == "▌ [ ] @@ -10,8 +10,9 @@ def perimeter(r):"
         await pilot.press("right_square_bracket")  # no longer bound
         assert cursor_rows(view)[0].startswith("▌ [ ] @@ -10,8")
+
+
+async def test_a_hunk_header_an_agent_wrote_reaches_the_screen_escaped() -> None:
+    patch = "\n".join(
+        [
+            "diff --git a/evil.py b/evil.py",
+            "index 1111111..2222222 100644",
+            "--- a/evil.py",
+            "+++ b/evil.py",
+            "@@ -1,2 +1,2 @@ def \x1b]0;pwned\x07\x1b[31mred():",
+            " keep",
+            "-old\x1b[2J",
+            "+new",
+        ]
+    )
+    diff = reviewable(
+        "b" * 40,
+        "c" * 40,
+        [(FileChange("evil.py", ChangeAction.MODIFIED, None, 1, 1), patch + "\n")],
+    )
+    app = ReviewApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(DiffView)
+        view.show(TASK, diff)
+        await pilot.pause()
+        shown = "\n".join(text_rows(view))
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert "▌ [x] @@ -1,2 +1,2 @@ def \\x1b]0;pwned\\x07\\x1b[31mred():" in shown
+        assert "▌●-old\\x1b[2J" in shown
+        await app.push_screen(apply_confirmation(record(TASK, Path("/project")), view.choice()))
+        await pilot.pause()
+        confirmation = "\n".join(screen_lines(app))
+        assert "\x1b" not in confirmation
+        assert (
+            "@@ -1,2 +1,2 @@ def \\x1b]0;pwned\\x07\\x1b[31mred():  (all 2 lines)" in confirmation
+        )
