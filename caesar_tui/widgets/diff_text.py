@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.events import Click
 from textual.message import Message
 
 from caesar_core.review.hunks import Hunk
@@ -355,6 +356,26 @@ class DiffText(DiffRows, can_focus=True):
         self.post_message(self.Changed(self, self._path))
 
     # ----------------------------------------------------------------------- keys
+
+    def on_click(self, event: Click) -> None:
+        """A click puts the cursor on the hunk clicked (the text is still selectable)."""
+        offset = event.get_content_offset(self)
+        if offset is None or self._message is not None or not self._layout.hunks:
+            return
+        row = int(self.scroll_y) + offset.y
+        if self.side_by_side:
+            side = self._layout.side()
+            if row >= len(side):
+                return
+            line = side.left[row] if side.left[row] >= 0 else side.right[row]
+        else:
+            line = row
+        hunk = self._layout.hunk_at(line) if 0 <= line < self.line_count else None
+        if hunk is not None and hunk != self._cursor:
+            self._lines = None
+            self._cursor = hunk
+            self._update_subtitle()
+            self.refresh()
 
     def action_down(self) -> None:
         if self._lines is not None:

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from caesar_core.protocol import ToolStatus, ToolUse
 from caesar_tui.widgets.activity import ActivityView
-from caesar_tui.widgets.diff_text import DiffText
+from caesar_tui.widgets.diff_text import GUTTER, DiffText
 from caesar_tui.widgets.log_view import LogView
 from caesar_tui.widgets.report_view import ReportView
 from tests.tui.screen import SIZE, TASK, Clock, Project, cells, until
@@ -51,10 +51,12 @@ async def test_diff_text_is_selected_as_shown_and_copied() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         text.show_patch("a.py", PATCH)
         await pilot.pause()
-        # Row 1 of the content is "--- a/a.py" (the border takes row 0 of the widget).
-        await pilot.mouse_down(text, offset=(1, 6))
-        await pilot.hover(text, offset=(4, 7))
-        await pilot.mouse_up(text, offset=(4, 7))
+        # Row 1 of the content is "--- a/a.py" (the border takes row 0 of the widget); the
+        # code starts after the border's column and the gutter, which is not copied.
+        left = 1 + GUTTER
+        await pilot.mouse_down(text, offset=(left, 6))
+        await pilot.hover(text, offset=(left + 3, 7))
+        await pilot.mouse_up(text, offset=(left + 3, 7))
         await pilot.press("ctrl+c")
         await pilot.pause()
     assert app.clipboard == "-old = 1\n+new"

@@ -197,7 +197,7 @@ async def test_a_diff_arriving_fills_the_diff_tab(tmp_path: Path) -> None:
         project.diffs[TASK] = one_file_diff("src/parser.py", added=3)
         project.emit(TASK, clock.at(9), started("c1", "edit src/parser.py", tool="Edit"))
         await until(pilot, lambda: "src/parser.py" in text(files), "the file")
-        assert "[x] M +3 -0  src/parser.py" in text(files)
+        assert "[x] M +3 -0  1/1  src/parser.py" in text(files)
         assert "+line 2" in text(app.main.query_one("#diff-text"))
 
 

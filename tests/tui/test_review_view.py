@@ -358,3 +358,14 @@ async def test_a_hunk_header_an_agent_wrote_reaches_the_screen_escaped() -> None
         assert (
             "@@ -1,2 +1,2 @@ def \\x1b]0;pwned\\x07\\x1b[31mred():  (all 2 lines)" in confirmation
         )
+
+
+async def test_a_click_puts_the_cursor_on_the_hunk_clicked() -> None:
+    app = ReviewApp()
+    async with app.run_test(size=(120, 50)) as pilot:
+        view = app.query_one(DiffView)
+        await pilot.pause()
+        row = next(n for n, line in enumerate(text_rows(view)) if "its area" in line)
+        await pilot.click(view.text, offset=(10, row + 1))  # + 1: the border above the text
+        assert view.text.border_subtitle == "hunk 2/3 · 34 lines"
+        assert cursor_rows(view)[0] == "▌ [x] @@ -10,8 +10,9 @@ def perimeter(r):"
