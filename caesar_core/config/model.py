@@ -21,6 +21,7 @@ from typing import Annotated, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -349,6 +350,39 @@ class Watch(BaseModel):
     """``[watch.keys]``: keys by action id, replacing that action's default keys."""
 
 
+def _check_entry(value: object) -> object:
+    """A check is a command string, or a table with ``command`` (and ``timeout``)."""
+    if isinstance(value, str):
+        return {"command": value}
+    if isinstance(value, dict):
+        return value
+    raise _problem(
+        "check_entry",
+        f'expected a command (a string) or a table {{ command = "...", timeout = "5m" }}, '
+        f"got {type(value).__name__} {value!r:.40}",
+    )
+
+
+class Check(BaseModel):
+    """One entry of ``[review] checks``: a shell command caesar runs in a task's worktree."""
+
+    model_config = _STRICT
+
+    command: NonEmpty
+    """Run with ``/bin/sh -c`` at the project's root in the task's worktree."""
+    timeout: Duration = TEN_MINUTES
+    """After it, the check and every process it started are stopped: recorded timed out."""
+
+
+class Review(BaseModel):
+    """``[review]``: how caesar judges a task's work itself, not on the agent's word."""
+
+    model_config = _STRICT
+
+    checks: list[Annotated[Check, BeforeValidator(_check_entry)]] = Field(default_factory=list)
+    """Run when the agent has finished, before the task is concluded, and by ``caesar check``."""
+
+
 def builtin_roles() -> list[Role]:
     return [Role.model_validate(role) for role in BUILTIN_ROLES]
 
@@ -366,6 +400,7 @@ class Config(BaseModel):
     agents: list[AgentConfig] = Field(default_factory=list, alias="agent")
     bridge: Bridge = Field(default_factory=Bridge)
     watch: Watch = Field(default_factory=Watch)
+    review: Review = Field(default_factory=Review)
 
     @model_validator(mode="after")
     def _unique_entries(self) -> Config:

@@ -13,6 +13,7 @@ import os
 import shlex
 import socket
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -42,6 +43,15 @@ from caesar_core.protocol.schema import strict_schema
 from caesar_core.protocol.task import Channel, Isolation, Task
 from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
+from caesar_core.review.checks import (
+    check_environment,
+    failure_reason,
+    first_failure,
+    in_worktree,
+    run_checks,
+    state_of,
+    with_checks,
+)
 from caesar_core.runner.delegation import Plan, Request, decide
 from caesar_core.runner.injected import injected
 from caesar_core.runner.reconcile import reconcile
@@ -53,7 +63,15 @@ from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
 from caesar_core.safefs import claim_write
 from caesar_core.store.ids import new_task_id
-from caesar_core.store.record import NO_ENDING, ReportSource, TaskRecord, TaskStatus
+from caesar_core.store.record import (
+    NO_ENDING,
+    CheckResult,
+    Checks,
+    ChecksState,
+    ReportSource,
+    TaskRecord,
+    TaskStatus,
+)
 from caesar_core.store.store import TaskStore
 
 
@@ -265,6 +283,7 @@ class Runner:
             env[ENV_STREAM_EVENTS] = "1"
         timeout_s = plan.timeout_ms / 1000
         watchdog = Watchdog(self.root, task.id, self.store.record_path(task.id), timeout_s)
+        deadline = time.monotonic() + timeout_s  # the watchdog's, or a moment before it
 
         def spawned(pid: int, cgroup: Path | None) -> None:
             with contextlib.suppress(OSError):  # a full disk: it is still found by its marker
@@ -299,7 +318,9 @@ class Runner:
             ended = Exit(None, cancelled=True)
         except OSError as error:  # a full disk before the agent ran: its task still concludes
             ended = Exit(None, spawn_error=f"the agent could not be started: {io_reason(error)}")
-        outcome = self._conclude_or_fail(prepared, ended, translator)
+        outcome = self._conclude_or_fail(
+            prepared, ended, translator, _Until(deadline, cancel_requested)
+        )
         watchdog.disarm()  # left running when the record could not be written: it retries
         return outcome
 
@@ -316,11 +337,13 @@ class Runner:
 
     # -- conclude ----------------------------------------------------------------------------
 
-    def _conclude_or_fail(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+    def _conclude_or_fail(
+        self, prepared: Prepared, ended: Exit, translator: Translator, until: _Until
+    ) -> Outcome:
         """Conclude; a write that fails on the way (a full disk) ends the task failed, with the
         reason, instead of a traceback and a task left ``running``."""
         try:
-            return self._conclude(prepared, ended, translator)
+            return self._conclude(prepared, ended, translator, until)
         except OSError as error:
             record, report = conclude_unwritten(
                 self.store,
@@ -333,14 +356,21 @@ class Runner:
             )
             return Outcome(record, report, None, prepared.paths)
 
-    def _conclude(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+    def _conclude(
+        self, prepared: Prepared, ended: Exit, translator: Translator, until: _Until
+    ) -> Outcome:
         # Opening the writer claims the log and its lock now: whatever the agent put in their
         # place is moved aside before the report is assembled, so its findings can say so.
         with EventWriter(prepared.paths.events, prepared.task.id, clock=self.clock) as closing:
-            return self._conclude_with(prepared, ended, translator, closing)
+            return self._conclude_with(prepared, ended, translator, closing, until)
 
     def _conclude_with(
-        self, prepared: Prepared, ended: Exit, translator: Translator, closing: EventWriter
+        self,
+        prepared: Prepared,
+        ended: Exit,
+        translator: Translator,
+        closing: EventWriter,
+        until: _Until,
     ) -> Outcome:
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
         final_text, usage = translator.final_text, translator.usage
@@ -397,6 +427,8 @@ class Runner:
         # A report caesar refused is no report: the task cannot succeed on the agent's word.
         if (stopped or retrieved.refused) and report.status is not ReportStatus.FAILED:
             report = report.model_copy(update={"status": ReportStatus.FAILED})
+        checked = self._checks(prepared, ended, until)
+        report = with_checks(report, checked or ())
         report = report.model_copy(update={"findings": [*report.findings, *findings]})
         write_report(paths.report, report)
 
@@ -407,6 +439,7 @@ class Runner:
             status = TaskStatus.FAILED
             reason = f"the agent's report was refused: {retrieved.refused}"
             stopped = True
+        status, reason = _after_checks(status, reason, checked)
         if stopped and reason:
             closing.append(Error(message=reason, fatal=True))
         finished = closing.append(
@@ -438,6 +471,57 @@ class Runner:
             )
         return Outcome(final, report, diff, paths)
 
+    def _checks(self, prepared: Prepared, ended: Exit, until: _Until) -> list[CheckResult] | None:
+        """``[review] checks`` run in the task's worktree (read-only tasks too: they are
+        caesar's, not the agent's), before the task concludes; None when none are configured
+        or the agent was stopped (cancelled, out of time, never started): no work to check.
+
+        Each carries the task's marker and is told to the record as its ``pid`` and ``cgroup``,
+        so ``caesar cancel`` and the watchdog stop a check as they stop an agent; none runs
+        past the task's deadline."""
+        checks = self.config.config.review.checks
+        if not checks or ended.timed_out or ended.cancelled or ended.spawn_error is not None:
+            return None
+        task_id = prepared.task.id
+        started = Checks(state=ChecksState.RUNNING, started_at=self.clock(), pid=os.getpid())
+        self.store.set(task_id, checks=started)
+
+        def spawned(pid: int, cgroup: Path | None) -> None:
+            self.store.set(task_id, pid=pid, cgroup=str(cgroup) if cgroup else None)
+
+        def progress(results: list[CheckResult]) -> None:
+            with contextlib.suppress(OSError):
+                self.store.set(task_id, checks=started.model_copy(update={"results": results}))
+
+        results = run_checks(
+            checks,
+            cwd=self._checks_directory(prepared),
+            env=check_environment(self.env),
+            marker=task_id,
+            task_dir=prepared.paths.root,
+            cancelled=until.cancelled,
+            deadline=until.deadline,
+            on_spawn=spawned,
+            on_result=progress,
+        )
+        done = started.model_copy(
+            update={
+                "state": state_of(results),
+                "results": results,
+                "ended_at": self.clock(),
+                "pid": None,
+            }
+        )
+        self.store.set(task_id, checks=done)
+        return results
+
+    def _checks_directory(self, prepared: Prepared) -> Path:
+        """The project's root as the task sees it: in its worktree, or the project itself."""
+        worktree = self.store.get(prepared.task.id).worktree_path
+        if worktree is None:
+            return self.root
+        return in_worktree(Path(worktree), self.root, prepared.plan.repo_root)
+
     def _diff(self, record: TaskRecord) -> TreeDiff | None:
         exclude = record.excluded_paths
         if record.worktree_path and record.base_ref:
@@ -447,6 +531,28 @@ class Runner:
                 Path(record.workspace), Snapshot(record.start_snapshot), exclude=exclude
             )
         return None
+
+
+@dataclass(frozen=True)
+class _Until:
+    """What bounds the checks at a task's end: its deadline (``time.monotonic()``) and its
+    cancellation."""
+
+    deadline: float
+    cancelled: Callable[[], bool]
+
+
+def _after_checks(
+    status: TaskStatus, reason: str | None, checked: list[CheckResult] | None
+) -> tuple[TaskStatus, str | None]:
+    """caesar's own checks have the last word on a success: one that failed fails the task;
+    interrupted (Ctrl-C while they ran), it is cancelled."""
+    if status is not TaskStatus.SUCCEEDED:
+        return status, reason
+    if any(result.cancelled for result in checked or ()):
+        return TaskStatus.CANCELLED, "cancelled while caesar's checks ran"
+    failed = first_failure(checked or ())
+    return (status, reason) if failed is None else (TaskStatus.FAILED, failure_reason(failed))
 
 
 def _status_of(ended: Exit, timeout_ms: int) -> tuple[TaskStatus, str | None]:

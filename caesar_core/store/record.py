@@ -7,6 +7,7 @@ not in the task directory, because the agent can write to its task directory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -50,6 +51,89 @@ class ReportSource(StrEnum):
 class VerifiedBy(StrEnum):
     GIT = "git"
     DECLARATION = "declaration"
+
+
+class ChecksState(StrEnum):
+    """Where a run of the project's checks (``[review] checks``) stands."""
+
+    RUNNING = "running"
+    PASSED = "passed"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    """Stopped before the end (a cancel, Ctrl-C): what ran is kept, the verdict is not given."""
+
+
+class ChecksMark(StrEnum):
+    """What a task's checks say, as the tree, ``ps`` and the MCP server show it."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    RUNNING = "running"
+    NOT_RUN = "not run"
+
+
+class CheckResult(ProtocolModel):
+    """One check caesar ran itself (never the agent's claim): its command and how it ended."""
+
+    command: str
+    exit_code: int | None = None
+    """None when it did not end by itself (stopped at its timeout, cancelled, never started)."""
+    duration_ms: Annotated[int, Field(ge=0)] = 0
+    timed_out: bool = False
+    cancelled: bool = False
+    error: str | None = None
+    """Why it could not be run at all (its directory is gone...), in words."""
+    output_tail: str = ""
+    """The end of its stdout and stderr (what a hostile test may print: shown escaped)."""
+    log: str | None = None
+    """Its whole output, relative to the task directory (``checks/1.log``)."""
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0 and not (self.timed_out or self.cancelled or self.error)
+
+    @property
+    def outcome(self) -> str:
+        """How it ended, in a few words: ``exit 1``, ``timed out``, ``cancelled``."""
+        if self.error:
+            return f"not run: {self.error}"
+        if self.timed_out:
+            return "timed out"
+        if self.cancelled:
+            return "cancelled"
+        return "no exit code" if self.exit_code is None else f"exit {self.exit_code}"
+
+
+class Checks(ProtocolModel):
+    """One run of the project's checks on a task: at its end, or on demand (``caesar check``)."""
+
+    state: ChecksState
+    started_at: AwareDatetime
+    ended_at: AwareDatetime | None = None
+    results: list[CheckResult] = Field(default_factory=list)
+    hunks: list[str] = Field(default_factory=list)
+    """The selection they ran on (``caesar check --hunk``); empty: the whole task."""
+    pid: int | None = None
+    """The caesar process running them, while ``running``: a dead one means interrupted."""
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        """The checks that ran and did not pass (a cancelled one did not fail)."""
+        return [r for r in self.results if not r.passed and not r.cancelled]
+
+
+def checks_mark(checks: Checks | None, alive: Callable[[int], bool]) -> ChecksMark:
+    """The mark of a run of checks; one left ``running`` by a caesar that is gone (``alive``
+    says of its pid) was interrupted: not run."""
+    if checks is None:
+        return ChecksMark.NOT_RUN
+    if checks.state is ChecksState.RUNNING:
+        running = checks.pid is not None and alive(checks.pid)
+        return ChecksMark.RUNNING if running else ChecksMark.NOT_RUN
+    return {
+        ChecksState.PASSED: ChecksMark.PASSED,
+        ChecksState.FAILED: ChecksMark.FAILED,
+    }.get(checks.state, ChecksMark.NOT_RUN)
 
 
 class TaskRecord(ProtocolModel):
@@ -104,6 +188,10 @@ class TaskRecord(ProtocolModel):
     report_tier: str | None = None
     """The tier the agent was asked to honor (channel, schema, file)."""
     deadline_ms: int | None = None
+    checks: Checks | None = None
+    """The last run of ``[review] checks`` on the whole task (None: never run)."""
+    selection_checks: Checks | None = None
+    """The last run on a selection of its hunks, in a scratch worktree (``caesar check --hunk``)."""
 
     @property
     def ending_seq(self) -> int | None:
