@@ -260,6 +260,8 @@ class _EventPrinter:
 
 
 def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    from caesar_core.review.checks import checks_json
+
     record, diff = outcome.record, outcome.diff
     return {
         "task_id": record.id,
@@ -275,10 +277,13 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
             "files": [f.path for f in diff.files] if diff else [],
             "is_empty": diff.is_empty if diff else True,
         },
+        "checks": checks_json(record.id, record.checks),
     }
 
 
 def print_outcome(outcome: Outcome) -> None:
+    from caesar_core.review.checks import check_line
+
     record, report = outcome.record, outcome.report
     source = record.report_source.value if record.report_source else "?"
     click.echo(
@@ -299,6 +304,10 @@ def print_outcome(outcome: Outcome) -> None:
     for finding in report.findings:
         shown = f"  [{finding.severity.value}] {finding.title}: {finding.detail}".rstrip(": ")
         click.echo(safe_text(shown))
+    if record.checks is not None and record.checks.results:
+        click.echo("checks (run by caesar):")
+        for result in record.checks.results:
+            click.echo(f"  {check_line(result)}")
     if record.worktree_path and outcome.diff is not None and outcome.diff.files:
         click.echo(f"review: caesar diff {record.id}   apply: caesar apply {record.id}")
 
@@ -348,6 +357,7 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
             [
                 {
                     **r.to_json_dict(),
+                    "checks_mark": _checks_mark(r),
                     "pending_questions": [q.to_json_dict() for q in questions.get(r.id, [])],
                     "pending_approvals": [a.to_json_dict() for a in held.get(r.id, [])],
                     **({"problem": swept.problems[r.id]} if r.id in swept.problems else {}),
@@ -376,14 +386,28 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
                 + (" ?" if waiting else "")
                 + (" (broken)" if record.id in swept.problems else ""),
                 record.report_status.value if record.report_status else "-",
+                _checks_cell(record),
                 f"{record.isolation.value}/{record.mode.value}",
                 _age(record, now),
                 _clip(record.objective, 48),
             ]
         )
     for task, problem in broken.items():
-        rows.append([task, "-", "broken", "-", "-", "-", _clip(problem, 48)])
-    table(rows, ["TASK", "AGENT", "STATUS", "REPORT", "WHERE", "AGE", "OBJECTIVE"])
+        rows.append([task, "-", "broken", "-", "-", "-", "-", _clip(problem, 48)])
+    table(rows, ["TASK", "AGENT", "STATUS", "REPORT", "CHECKS", "WHERE", "AGE", "OBJECTIVE"])
+
+
+def _checks_mark(record: TaskRecord) -> str:
+    """passed, failed, running or not run: what caesar's own checks of the task say."""
+    from caesar_core.runner.slots import pid_alive
+    from caesar_core.store.record import checks_mark
+
+    return checks_mark(record.checks, pid_alive).value
+
+
+def _checks_cell(record: TaskRecord) -> str:
+    mark = _checks_mark(record)
+    return "-" if mark == "not run" else mark
 
 
 def _age(record: TaskRecord, now: datetime) -> str:

@@ -1,4 +1,4 @@
-"""``caesar mcp serve``: the ten tools a main agent drives caesar with, over stdio.
+"""``caesar mcp serve``: the eleven tools a main agent drives caesar with, over stdio.
 
 Thin on purpose: each tool validates its arguments (the SDK does, from the signature), calls
 the session, and turns a ``CaesarError`` into an error result carrying the core's reason and
@@ -42,6 +42,7 @@ TOOLS = (
     "caesar_list_agents",
     "caesar_list_roles",
     "caesar_answer",
+    "caesar_check",
 )
 
 
@@ -167,6 +168,14 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
     def caesar_answer(task_id: str, question_id: str, answer: str) -> dict[str, Any]:
         """Answer a question an agent asked; refused when unknown or already answered."""
         return _call(lambda: session.answer(task_id, question_id, answer))
+
+    @server.tool()
+    def caesar_check(task_id: str, hunks: list[str] | None = None) -> dict[str, Any]:
+        """Run the project's checks ([review] checks) on an ended task now, in its worktree;
+        with ``hunks`` (ids from caesar_diff, "h_…" or "h_…:N-M") on those alone, in a scratch
+        worktree at the task's base commit. ``mark`` is passed or failed; each result has its
+        command, exit code, duration, output tail and whether it timed out."""
+        return _call(lambda: session.check(task_id, hunks or ()))
 
     return server, session
 

@@ -23,6 +23,7 @@ from caesar_core.events.tail import read_last_events
 from caesar_core.protocol.documents import read_report
 from caesar_core.protocol.event import Event, FinishedEvent
 from caesar_core.protocol.report import Report
+from caesar_core.review.checks import checks_json
 from caesar_core.runner import control, worktrees
 from caesar_core.runner.delegation import Request
 from caesar_core.runner.engine import Runner, StartFailed
@@ -127,6 +128,7 @@ class Session:
         }
         if problem:
             view["problem"] = problem
+        view["checks"] = checks_json(task_id, record.checks)
         try:
             if record.status.terminal:
                 report = self._report(record)
@@ -155,6 +157,7 @@ class Session:
             "ended_at": _iso(record.ended_at),
             "last_event": _shown(last[-1], record) if last else None,
             "pending_questions": self._pending(task_id),
+            "checks": checks_json(record.id, record.checks),
             **({"problem": problem} if problem else {}),
         }
 
@@ -221,6 +224,16 @@ class Session:
             "written": result.written,
             "conflicts": result.conflicts,
         }
+
+    def check(self, task_id: str, hunks: Sequence[str] = ()) -> dict[str, Any]:
+        """The project's checks run now on the task, or on those hunks alone (in a scratch
+        worktree); refused with the reason when there are none, or the task still runs."""
+        from caesar_core.review.hunks import parse_pick
+        from caesar_core.review.verify import check_task
+
+        picks = [parse_pick(spec) for spec in hunks]
+        task = check_task_id(task_id)
+        return checks_json(task, check_task(self.root, load_config(self.root), task, picks))
 
     def answer(self, task_id: str, question_id: str, text: str) -> dict[str, Any]:
         reply = control.answer(self.store, check_task_id(task_id), question_id, text, by="mcp")

@@ -38,8 +38,9 @@ from caesar_core.protocol.taskdir import (
     ENV_TASK_ID,
 )
 from caesar_core.runner import proctree
+from caesar_core.runner.slots import pid_alive
 from caesar_core.runner.supervise import end_session, spawn_session
-from caesar_core.store.record import CheckResult, Checks, ChecksState
+from caesar_core.store.record import CheckResult, Checks, ChecksState, checks_mark
 from caesar_core.terminal import safe_text
 
 BY_CAESAR = "caesar"
@@ -308,12 +309,13 @@ def with_checks(report: Report, results: Sequence[CheckResult]) -> Report:
 
 def checks_json(task_id: str, checks: Checks | None) -> dict[str, object]:
     """A run of checks as ``caesar check --json``, ``caesar_check`` and ``caesar_await`` give
-    it: ``{task_id, state, hunks, started_at, ended_at, results: [{command, passed,
-    exit_code, duration_ms, timed_out, cancelled, error, output_tail, log}]}``; ``state`` is
-    ``"not run"`` when there was none."""
+    it: ``{task_id, mark, state, hunks, started_at, ended_at, results: [{command, passed,
+    exit_code, duration_ms, timed_out, cancelled, error, output_tail, log}]}``; ``mark`` is
+    passed, failed, running or not run (``state`` is absent when there was no run)."""
+    mark = checks_mark(checks, pid_alive).value
     if checks is None:
-        return {"task_id": task_id, "state": "not run", "hunks": [], "results": []}
-    data = checks.model_dump(mode="json", exclude={"pid", "results"})
+        return {"task_id": task_id, "mark": mark, "hunks": [], "results": []}
+    data = {"mark": mark, **checks.model_dump(mode="json", exclude={"pid", "results"})}
     data["results"] = [
         {"passed": result.passed, **result.model_dump(mode="json")} for result in checks.results
     ]

@@ -14,12 +14,14 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from caesar_core.events.fold import STALL_AFTER
+from caesar_core.runner.slots import pid_alive
 from caesar_core.store import TaskNode, build_tree
+from caesar_core.store.record import checks_mark
 from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.clock import age
 from caesar_tui.keys import bind
-from caesar_tui.marks import MUTED, NEEDS_INPUT, STALLED, STATUS
+from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
 
 HEADLINE_WIDTH = 70
 
@@ -190,8 +192,10 @@ class TaskTree(Tree[str]):
         if len(headline) > HEADLINE_WIDTH:
             headline = headline[: HEADLINE_WIDTH - 1] + "…"
         mark = STATUS[status]
+        checked = CHECKS[checks_mark(record.checks, pid_alive)]
         label = Content.assemble(
             (mark.glyph + " ", mark.style),
+            (checked.glyph + " ", checked.style),
             (f"{NEEDS_INPUT.glyph} " if view.needs_input else "", NEEDS_INPUT.style),
             (record.id[2:10], "bold"),
             (f" {who:<10.10} ", "$text-secondary"),
