@@ -201,6 +201,9 @@ def run_check(
         raise
     exit_code = process.wait()
     end_session(process, marker, group)
+    # Stopped by someone else's cancel (``caesar cancel`` stops the task's processes itself).
+    if exit_code != 0 and not timed_out and not stopped_by_cancel and cancelled():
+        stopped_by_cancel = True
     duration_ms = int((time.monotonic() - started) * 1000)
     ended_alone = not (timed_out or stopped_by_cancel)
     return CheckResult(
