@@ -5,6 +5,7 @@
 <root>/.caesar/state/tasks/<id>.json   caesar's record of the task
 <root>/.caesar/state/approvals/<id>/   answers to the task's held tool calls
 <root>/.caesar/wt/<id>/           the task's worktree
+<root>/.caesar/state/scratch/     scratch worktrees of `caesar check --hunk` (while it runs)
 ```
 
 What decides for the agent lives under ``state/``, which no agent is given: an answer to an

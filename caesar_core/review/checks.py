@@ -40,7 +40,14 @@ from caesar_core.protocol.taskdir import (
 from caesar_core.runner import proctree
 from caesar_core.runner.slots import pid_alive
 from caesar_core.runner.supervise import end_session, spawn_session
-from caesar_core.store.record import CheckResult, Checks, ChecksState, checks_mark
+from caesar_core.store.record import (
+    CheckResult,
+    Checks,
+    ChecksMark,
+    ChecksState,
+    TaskRecord,
+    checks_mark,
+)
 from caesar_core.terminal import safe_text
 
 BY_CAESAR = "caesar"
@@ -336,3 +343,17 @@ def failure_lines(result: CheckResult, count: int = 5) -> list[str]:
     not found), made terminal-safe."""
     lines = [line for line in result.output_tail.splitlines() if line.strip()]
     return [safe_text(line) for line in lines[-count:]]
+
+
+def apply_warning(record: TaskRecord) -> str | None:
+    """What an apply's confirmation says of the task's checks when they did not pass: failed,
+    still running, or never run (None when they passed)."""
+    mark = checks_mark(record.checks, pid_alive)
+    if mark is ChecksMark.PASSED:
+        return None
+    if mark is ChecksMark.RUNNING:
+        return "caesar's checks of this task are still running"
+    failed = first_failure(record.checks.results) if record.checks else None
+    if mark is ChecksMark.FAILED and failed is not None:
+        return f"caesar's checks failed: {failure_reason(failed)}"
+    return f"caesar's checks have not run on this task (caesar check {record.id})"

@@ -26,6 +26,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from caesar_core.config import WATCH_KEYS
 from caesar_core.protocol.approvals import ApprovalDecision
+from caesar_core.review.checks import apply_warning
 from caesar_core.store.record import TaskRecord
 from caesar_core.watch import TaskView
 from caesar_tui import actions
@@ -298,6 +299,8 @@ class MainScreen(WorkerFailures, Screen[None]):
             if not diff_view.all_selected:
                 paths = diff_view.selected_paths
         body = paths if paths is not None else ["every file of the task's diff"]
+        warning = apply_warning(record)
+        body = [f"⚠ {warning}", "", *body] if warning else body
 
         def decided(confirmed: bool | None) -> None:
             if confirmed:

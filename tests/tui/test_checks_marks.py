@@ -94,3 +94,32 @@ async def test_the_report_tab_shows_each_check_escaped(tmp_path: Path) -> None:
         ]
         tree.select_task(OTHER)
         await until(pilot, lambda: "checks" not in text(report), "a task never checked")
+
+
+async def test_apply_warns_when_checks_failed_or_did_not_run(tmp_path: Path) -> None:
+    project = project_with_checks(tmp_path)
+    app = project.app(Clock(Clock().at(30)))
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: FAILED[2:10] in text(tree), "the tasks")
+        for task_id, warning in [
+            (FAILED, "⚠ caesar's checks failed: check `pytest -q \\x1b[2J"),
+            (OTHER, "⚠ caesar's checks have not run on this task"),
+            (TASK, "⚠ caesar's checks of this task are still running"),
+            (PASSED, None),
+        ]:
+            tree.select_task(task_id)
+            await pilot.press("A")
+            await until(pilot, lambda: "to your working tree?" in screen(app), "the confirmation")
+            if warning is None:
+                assert "⚠" not in screen(app)
+            else:
+                assert warning in screen(app)
+            await pilot.press("n")
+            await until(pilot, lambda: "to your working tree?" not in screen(app), "closed")
+
+
+def screen(app: object) -> str:
+    from tests.tui.screen import screen_lines
+
+    return "\n".join(screen_lines(app))  # type: ignore[arg-type]
