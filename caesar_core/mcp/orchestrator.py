@@ -69,7 +69,8 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
         instructions=(
             "Delegate work to coding agents and follow it: caesar_delegate starts a task and "
             "returns at once; caesar_await waits for reports; answer an agent's questions with "
-            "caesar_answer; review with caesar_diff and bring changes in with caesar_apply."
+            "caesar_answer; review with caesar_diff, run the project's checks with "
+            "caesar_check, and bring changes in with caesar_apply."
         ),
         log_level="WARNING",
         lifespan=lifespan,

@@ -147,6 +147,7 @@ class _Run:
                     f"checks of task {record.id} are already running (caesar process "
                     f"{current.pid})",
                     "wait for them to end, then check again",
+                    exit_code=ExitCode.USAGE,
                 )
             return record.model_copy(update={self.field: self.checks})
 

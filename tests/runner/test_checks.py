@@ -346,6 +346,8 @@ def test_ctrl_c_stops_the_check_and_removes_the_scratch_worktree(
         pid = int(wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), 60))
         scratch = repo / ".caesar" / "state" / "scratch"
         assert len(list(scratch.iterdir())) == 1
+        second = caesar(repo, "check", task_id, "--hunk", hunk.id)
+        assert second.returncode == 2 and "already running" in second.stderr
         check.send_signal(signal.SIGINT)
         check.communicate(timeout=60)
     finally:
