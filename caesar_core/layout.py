@@ -4,6 +4,7 @@
 <root>/.caesar/tasks/<id>/        the task directory: the agent may write all of it
 <root>/.caesar/state/tasks/<id>.json   caesar's record of the task
 <root>/.caesar/state/approvals/<id>/   answers to the task's held tool calls
+<root>/.caesar/state/reports/<id>.json caesar's copy of the report it concluded the task with
 <root>/.caesar/wt/<id>/           the task's worktree
 <root>/.caesar/state/scratch/     scratch worktrees of `caesar check --hunk` (while it runs)
 ```
@@ -19,6 +20,7 @@ from pathlib import Path
 CAESAR_DIR = ".caesar"
 STATE_DIR = "state"
 APPROVAL_ANSWERS_DIR = "approvals"
+KEPT_REPORTS_DIR = "reports"
 
 
 def project_of_task(task_dir: Path) -> Path | None:
@@ -41,3 +43,14 @@ def approval_answers(task_dir: Path) -> tuple[Path, str]:
     if root is None:
         return task_dir, APPROVAL_ANSWERS_DIR
     return root / CAESAR_DIR / STATE_DIR, f"{APPROVAL_ANSWERS_DIR}/{task_dir.name}"
+
+
+def kept_report(task_dir: Path) -> tuple[Path, str] | None:
+    """Where caesar keeps its own copy of the report it concluded a task with, ``(trusted
+    root, file below it)``: what ``report.json`` says afterwards is the agent's to change (an
+    orphaned process may still write there), this copy is not. None for a task directory
+    without the project layout."""
+    root = project_of_task(task_dir)
+    if root is None:
+        return None
+    return root / CAESAR_DIR / STATE_DIR, f"{KEPT_REPORTS_DIR}/{task_dir.name}.json"

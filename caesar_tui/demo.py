@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import BinaryIO
 
 from caesar_core.cli.demo import throwaway_repository
+from caesar_core.executable import caesar_command
 
 DEMO_TASKS = (
     ("Refactor the greeting", "work", 0.8),
@@ -26,7 +26,7 @@ DEMO_TASKS = (
 
 def start_demo(directory: Path | None = None) -> Path:
     root = throwaway_repository(directory)
-    caesar = Path(sys.executable).parent / "caesar"
+    caesar = caesar_command()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAESAR_")}
     (root / ".caesar").mkdir(exist_ok=True)
     with (root / ".caesar" / "demo.log").open("ab") as log:
@@ -36,7 +36,7 @@ def start_demo(directory: Path | None = None) -> Path:
 
 
 def _start(
-    caesar: Path,
+    caesar: list[str],
     root: Path,
     env: dict[str, str],
     log: BinaryIO,
@@ -47,7 +47,7 @@ def _start(
     # Detached (own session), output kept in .caesar/demo.log: the app is the interface.
     subprocess.Popen(
         [
-            str(caesar),
+            *caesar,
             "run",
             objective,
             "--agent",

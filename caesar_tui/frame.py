@@ -9,12 +9,13 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from caesar_core.humanize import age
 from caesar_core.runner.slots import pid_alive
 from caesar_core.store import build_tree, walk_tree
 from caesar_core.store.record import ChecksMark, checks_mark
 from caesar_core.terminal import safe_text
 from caesar_core.watch import ProjectMonitor
-from caesar_tui.clock import age, countdown
+from caesar_tui.clock import countdown
 from caesar_tui.marks import NEEDS_INPUT, STATUS
 
 

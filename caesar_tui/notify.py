@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from caesar_core.humanize import clip, one_line
 from caesar_core.terminal import safe_text
 
 TEXT_LIMIT = 200
@@ -20,8 +21,7 @@ TEXT_LIMIT = 200
 def safe(text: str, limit: int = TEXT_LIMIT) -> str:
     """``text`` on one line, its controls shown escaped (``caesar_core.terminal``), at most
     ``limit`` characters."""
-    text = safe_text(" ".join(text.split()))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(safe_text(one_line(text)), limit)
 
 
 def speaks_osc777(env: Mapping[str, str]) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
 from caesar_core.errors import CaesarError
-from caesar_core.protocol.documents import read_report
+from caesar_core.protocol.documents import read_shown_report
 from caesar_core.protocol.event import Event
 from caesar_core.protocol.report import Report
 from caesar_core.watch import ProjectMonitor, TaskView
@@ -42,7 +42,7 @@ class TaskFiles:
     def report(self, task_id: str) -> Report | None:
         """The task's report; None until it has a valid one."""
         try:
-            return read_report(self.store.paths(task_id).report)
+            return read_shown_report(self.store.paths(task_id).report)
         except (OSError, ValueError, CaesarError):
             return None
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from caesar_core.events import EventWriter
 from caesar_core.fs import atomic_write, create_exclusive, dump_json
-from caesar_core.git import FileChange, TreeDiff
+from caesar_core.git import FileChange, TreeDiff, assemble
 from caesar_core.protocol import (
     REPORT_V1,
     ChangeAction,
@@ -49,7 +49,7 @@ HELPER = "t_5e6f7a8b000000000000000000000002"
 REVIEWER = "t_9c0d1e2f000000000000000000000003"
 FLAKY = "t_3a4b5c6d000000000000000000000004"
 
-PATCH = """\
+PARSER_PY = """\
 diff --git a/src/parser.py b/src/parser.py
 index 3f2a91c..8d1e2b4 100644
 --- a/src/parser.py
@@ -66,6 +66,8 @@ index 3f2a91c..8d1e2b4 100644
  def parse_pairs(text: str) -> dict[str, str]:
 -    return dict(item.split("=") for item in parse(text))
 +    return dict(item.split("=", 1) for item in parse(text))
+"""
+TEST_PARSER_PY = """\
 diff --git a/tests/test_parser.py b/tests/test_parser.py
 new file mode 100644
 index 0000000..c4a7e01
@@ -80,14 +82,13 @@ index 0000000..c4a7e01
 +    assert parse("   ") == []
 """
 
-DIFF = TreeDiff(
-    base="3f2a91c" + "0" * 33,
-    tree="8d1e2b4" + "0" * 33,
-    files=[
-        FileChange("src/parser.py", ChangeAction.MODIFIED, None, 5, 2),
-        FileChange("tests/test_parser.py", ChangeAction.CREATED, None, 6, 0),
+DIFF = assemble(
+    "3f2a91c" + "0" * 33,
+    "8d1e2b4" + "0" * 33,
+    [
+        (FileChange("src/parser.py", ChangeAction.MODIFIED, None, 5, 2), PARSER_PY),
+        (FileChange("tests/test_parser.py", ChangeAction.CREATED, None, 6, 0), TEST_PARSER_PY),
     ],
-    patch=PATCH,
 )
 
 

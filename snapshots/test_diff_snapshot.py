@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from textual.app import App, ComposeResult
 
-from caesar_core.git.diff import FileChange, TreeDiff
+from caesar_core.git.diff import FileChange, assemble
 from caesar_core.protocol.report import ChangeAction
 from caesar_tui.widgets.diff_view import DiffView
 
@@ -45,27 +45,35 @@ index 5fcb7b1..a3d0339 100644
      return 0
 """
 
-PATCH = (
-    APP_PY + "diff --git a/assets/logo.png b/assets/logo.png\n"
+LOGO_PNG = (
+    "diff --git a/assets/logo.png b/assets/logo.png\n"
     "index 1111111..2222222 100644\n"
     "Binary files a/assets/logo.png and b/assets/logo.png differ\n"
+)
+GUIDE_MD = (
     "diff --git a/docs/old.md b/docs/guide.md\n"
     "similarity index 96%\nrename from docs/old.md\nrename to docs/guide.md\n"
     "index 3333333..4444444 100644\n--- a/docs/old.md\n+++ b/docs/guide.md\n"
     "@@ -1,2 +1,2 @@\n-# Old\n+# Guide\n text\n"
 )
 
-DIFF = TreeDiff(
-    base="a" * 40,
-    tree="b" * 40,
-    files=[
-        FileChange("assets/logo.png", ChangeAction.MODIFIED, binary=True),
-        FileChange(
-            "docs/guide.md", ChangeAction.RENAMED, old_path="docs/old.md", additions=1, deletions=1
+DIFF = assemble(
+    "a" * 40,
+    "b" * 40,
+    [
+        (FileChange("src/app.py", ChangeAction.MODIFIED, additions=5, deletions=3), APP_PY),
+        (FileChange("assets/logo.png", ChangeAction.MODIFIED, binary=True), LOGO_PNG),
+        (
+            FileChange(
+                "docs/guide.md",
+                ChangeAction.RENAMED,
+                old_path="docs/old.md",
+                additions=1,
+                deletions=1,
+            ),
+            GUIDE_MD,
         ),
-        FileChange("src/app.py", ChangeAction.MODIFIED, additions=5, deletions=3),
     ],
-    patch=PATCH,
 )
 
 

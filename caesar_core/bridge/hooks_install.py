@@ -37,7 +37,7 @@ from caesar_core.clientfiles import (
     json_text,
 )
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.mcp.install import server_command
+from caesar_core.executable import caesar_command
 
 CLIENTS = ("claude-code", "codex", "gemini")
 APPROVAL_WAIT_S = 600
@@ -88,10 +88,8 @@ TARGETS = {
 
 def hook_command(client: str) -> str:
     """The shell command a client runs: an absolute ``caesar``, since clients have their own
-    PATH (the same executable ``caesar mcp install`` registers)."""
-    command, args = server_command(Path.cwd())
-    prefix = [command, *args[: args.index("mcp")]] if "mcp" in args else [command]
-    return shlex.join([*prefix, "hook", client])
+    PATH (``caesar_command``, as ``caesar mcp install`` registers)."""
+    return shlex.join([*caesar_command(), "hook", client])
 
 
 def is_caesar_hook(command: object) -> bool:

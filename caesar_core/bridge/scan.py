@@ -47,6 +47,7 @@ import json
 import re
 
 from caesar_core.bridge.inputs import text as well_formed_text
+from caesar_core.humanize import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -205,9 +206,8 @@ def dumps(value: Any, **options: Any) -> str:
 
 
 def clip(text: str, limit: int = SUMMARY_MAX) -> str:
-    """At most ``limit`` characters, on one line, an ellipsis showing a cut."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """A summary: on one line, at most ``limit`` characters (``humanize.one_line``)."""
+    return one_line(text, limit)
 
 
 _SUBJECT_KEYS = (

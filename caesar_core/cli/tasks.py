@@ -13,6 +13,7 @@ import click
 
 from caesar_core.cli.common import change_line, emit_json, project_options, table
 from caesar_core.errors import ExitCode
+from caesar_core.humanize import age, one_line
 from caesar_core.terminal import json_safe, quote_path, safe_text
 
 if TYPE_CHECKING:
@@ -388,12 +389,12 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
                 record.report_status.value if record.report_status else "-",
                 _checks_cell(record),
                 f"{record.isolation.value}/{record.mode.value}",
-                _age(record, now),
-                _clip(record.objective, 48),
+                age(record.age(now)),
+                one_line(record.objective, 48),
             ]
         )
     for task, problem in broken.items():
-        rows.append([task, "-", "broken", "-", "-", "-", "-", _clip(problem, 48)])
+        rows.append([task, "-", "broken", "-", "-", "-", "-", one_line(problem, 48)])
     table(rows, ["TASK", "AGENT", "STATUS", "REPORT", "CHECKS", "WHERE", "AGE", "OBJECTIVE"])
 
 
@@ -408,19 +409,6 @@ def _checks_mark(record: TaskRecord) -> str:
 def _checks_cell(record: TaskRecord) -> str:
     mark = _checks_mark(record)
     return "-" if mark == "not run" else mark
-
-
-def _age(record: TaskRecord, now: datetime) -> str:
-    seconds = int(record.age(now))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
-def _clip(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 @click.command()

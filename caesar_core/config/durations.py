@@ -15,6 +15,8 @@ from typing import Any
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
+from caesar_core.humanize import quoted
+
 _UNITS: tuple[tuple[str, int], ...] = (("h", 3_600_000), ("m", 60_000), ("s", 1_000), ("ms", 1))
 # Units in decreasing order, each at most once: "1h30m" reads one way only, "30m1h" is refused.
 _PATTERN = re.compile(r"(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?")
@@ -71,8 +73,7 @@ def _too_long(shown: str) -> str:
 
 def _shown(value: str | int) -> str:
     """The value as an error quotes it, clipped: it may be anything a person pasted."""
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:30]}…' ({len(str(value))} characters)"
+    return quoted(value, 40)
 
 
 def format_duration(ms: int) -> str:

@@ -27,6 +27,7 @@ from caesar_core.events.activity import (
     ToolCall,
 )
 from caesar_core.events.pairing import OpenCalls
+from caesar_core.humanize import one_line
 from caesar_core.protocol.event import (
     EVENT_TYPES,
     AnswerEvent,
@@ -269,7 +270,7 @@ class ActivityFold:
 
     def headline(self) -> str:
         """One line for a list row: the most important thing, else the most recent one."""
-        return _one_line(self._headline())
+        return one_line(self._headline(), HEADLINE_CAP)
 
     def _headline(self) -> str:
         if (finished := self._finished) is not None:
@@ -416,8 +417,3 @@ def _first_line(text: str) -> str:
         if line.strip():
             return line
     return ""
-
-
-def _one_line(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= HEADLINE_CAP else line[: HEADLINE_CAP - 1].rstrip() + "…"

@@ -4,9 +4,8 @@ shown through ``caesar_core.terminal``: controls escaped, paths quoted."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from caesar_core.events.pairing import OpenCalls
+from caesar_core.humanize import clip, one_line, took
 from caesar_core.protocol.event import (
     AnswerEvent,
     ErrorEvent,
@@ -58,16 +57,16 @@ class EventFormatter:
     def format(self, event: Event) -> str:
         stamp = event.at.astimezone().strftime("%H:%M:%S")
         # Every field but the stamp is the agent's: shown with its controls escaped.
-        return _clip(f"{stamp}  {safe_text(self._body(event))}", self.width)
+        return clip(f"{stamp}  {safe_text(self._body(event))}", self.width)
 
     def _body(self, event: Event) -> str:
         match event:
             case StartedEvent():
                 return f"started   {event.agent}  {event.command}".rstrip()
             case ThinkingEvent():
-                return f"thinking  {_flat(event.text)}"
+                return f"thinking  {one_line(event.text)}"
             case MessageEvent():
-                return f"said      {_flat(event.text)}"
+                return f"said      {one_line(event.text)}"
             case ToolUseEvent():
                 return self._tool(event)
             case FileChangedEvent():
@@ -84,7 +83,7 @@ class EventFormatter:
                 return f"{'FATAL' if event.fatal else 'error'}     {event.message}"
             case FinishedEvent():
                 code = "" if event.exit_code is None else f" (exit {event.exit_code})"
-                said = f"{event.status.value}{code}: {_flat(event.summary)}"
+                said = f"{event.status.value}{code}: {one_line(event.summary)}"
                 if not self.caesars(event):
                     return f"ignored   a finished line caesar did not write ({said})"
                 return f"finished  {said}"
@@ -99,17 +98,5 @@ class EventFormatter:
             if opening is not None:
                 tool = tool or opening.tool
                 summary = summary or opening.input_summary
-                elapsed = f"  {_seconds(opening.at, event.at)}"
-        return f"{_MARK[event.status]} {tool or 'tool':<8}{_flat(summary)}{elapsed}"
-
-
-def _seconds(start: datetime, end: datetime) -> str:
-    return f"{max(0.0, (end - start).total_seconds()):.1f}s"
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+                elapsed = f"  {took(opening.at, event.at)}"
+        return f"{_MARK[event.status]} {tool or 'tool':<8}{one_line(summary)}{elapsed}"

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from caesar_core import safefs
 from caesar_core.errors import CaesarError
+from caesar_core.humanize import clip
 from caesar_core.protocol.event import EVENT_ADAPTER, Event
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.versions import DocumentKind
@@ -414,4 +415,4 @@ def _describe(error: ValidationError) -> str:
 
 
 def _shorten(text: str) -> str:
-    return text if len(text) <= _REASON_MAX else text[: _REASON_MAX - 1] + "…"
+    return clip(text, _REASON_MAX)

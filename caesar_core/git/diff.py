@@ -12,14 +12,16 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, FileMode
 
 from caesar_core.git.content import as_tree, content_tree, exclusions, tree_diff
+from caesar_core.git.hunks import hunks_of
 from caesar_core.git.repo import (
     GitError,
     normalize_rel,
@@ -30,6 +32,7 @@ from caesar_core.git.repo import (
 )
 from caesar_core.layout import CAESAR_DIR
 from caesar_core.protocol.report import ChangeAction
+from caesar_core.review.hunks import Hunk
 
 _ACTIONS = {
     DeltaStatus.ADDED: ChangeAction.CREATED,
@@ -42,12 +45,37 @@ _ACTIONS = {
 
 
 @dataclass(frozen=True, slots=True)
+class PatchSpan:
+    """Where one file's section (from its ``diff --git`` line to the next file's) is in a
+    ``TreeDiff.patch``: characters ``start`` to ``end`` (``patch[start:end]``), which are lines
+    ``first_line`` to ``first_line + line_count`` (0-based; a reader that counts in other units
+    than Python's code points splits the patch on ``\\n`` and takes those lines)."""
+
+    start: int
+    end: int
+    first_line: int
+    line_count: int
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "first_line": self.first_line,
+            "line_count": self.line_count,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class FileChange:
     """One file that differs; ``old_path`` is set for renames only.
 
     ``link_target`` is where the symbolic link the change leaves at ``path`` points (None when
     it leaves no link); ``link_outside`` says that target leaves the repository (see
-    :func:`link_leaves_repository`), which ``apply`` refuses unless asked explicitly.
+    :func:`link_leaves_repository`), which ``apply`` refuses unless asked explicitly. ``span``
+    is the file's section of the diff's patch (None when no patch was asked for, or the file
+    has no text in it). ``hunks`` are its hunks (``git.hunks.hunks_of``; filled with the
+    patch, empty without it); ``old_blob``/``new_blob`` (None on the side where the file does
+    not exist) and the modes are the two sides as git stores them.
     """
 
     path: str
@@ -58,6 +86,27 @@ class FileChange:
     binary: bool = False
     link_target: str | None = None
     link_outside: bool = False
+    span: PatchSpan | None = None
+    hunks: tuple[Hunk, ...] = ()
+    old_blob: str | None = None
+    new_blob: str | None = None
+    old_mode: int = 0
+    new_mode: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The file as ``caesar diff --json`` and the MCP ``caesar_diff`` show it."""
+        return {
+            "path": self.path,
+            "old_path": self.old_path,
+            "action": self.action.value,
+            "additions": self.additions,
+            "deletions": self.deletions,
+            "binary": self.binary,
+            "link_target": self.link_target,
+            "link_outside": self.link_outside,
+            "patch_span": self.span.to_json() if self.span else None,
+            "hunks": [hunk.to_json() for hunk in self.hunks],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +116,23 @@ class TreeDiff:
     ``base`` is the commit SHA (``changes_since``) or snapshot tree SHA (``changes_between``)
     compared against; ``tree`` is the tree SHA of the compared content (exclusions and
     ``paths`` applied), which is what ``apply_changes`` merges. ``patch`` is filled only when
-    asked for.
+    asked for (then each file's ``span`` says where its section is; see :func:`assemble`).
     """
 
     base: str
     tree: str
     files: list[FileChange] = field(default_factory=list)
     patch: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The diff as ``caesar diff --json`` and the MCP ``caesar_diff`` return it."""
+        return {
+            "base": self.base,
+            "tree": self.tree,
+            "is_empty": self.is_empty,
+            "files": [change.to_json() for change in self.files],
+            "patch": self.patch,
+        }
 
     @property
     def is_empty(self) -> bool:
@@ -251,36 +310,61 @@ def reconcile(
     return Reconciled(repo=repo, base_tree=base_tree, tree=as_tree(repo, tree_id), diff=diff)
 
 
-def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
-    """The public view of a reconciliation: one ``FileChange`` per file, sorted by path."""
+def assemble(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -> TreeDiff:
+    """A diff from each file's change and its section of text, in the patch's order: the patch
+    is the sections joined, each change carries its ``span`` in it, and the files are sorted by
+    path (git's delta order is not path order, so the spans are what find a file's text).
+    Sections end with a newline, as git writes them (``\\ No newline at end of file`` included).
+    """
     files: list[FileChange] = []
     texts: list[str] = []
+    start = line = 0
+    for change, text in sections:
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
+        span = PatchSpan(start, start + len(text), line, lines) if text else None
+        files.append(replace(change, span=span) if span != change.span else change)
+        texts.append(text)
+        start += len(text)
+        line += lines
+    files.sort(key=lambda change: change.path)
+    return TreeDiff(base=base, tree=tree, files=files, patch="".join(texts))
+
+
+def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
+    """The public view of a reconciliation: one ``FileChange`` per file, sorted by path."""
+    sections: list[tuple[FileChange, str]] = []
     for patch in found.diff:
         if patch is None:  # pragma: no cover - tree-to-tree deltas always carry a patch
             continue
         delta = patch.delta
         action = _ACTIONS.get(delta.status, ChangeAction.MODIFIED)
         _, additions, deletions = patch.line_stats
+        data = patch.data if with_patch else b""  # the text git would print, made once
         target = None
         if action is not ChangeAction.DELETED and delta.new_file.mode == FileMode.LINK:
             target = _link_target(found.repo, delta.new_file.id)
-        files.append(
-            FileChange(
-                path=delta.new_file.path,
-                action=action,
-                old_path=delta.old_file.path if action is ChangeAction.RENAMED else None,
-                additions=additions,
-                deletions=deletions,
-                binary=bool(delta.is_binary),
-                link_target=target,
-                link_outside=target is not None
-                and link_leaves_repository(delta.new_file.path, target),
-            )
+        change = FileChange(
+            path=delta.new_file.path,
+            action=action,
+            old_path=delta.old_file.path if action is ChangeAction.RENAMED else None,
+            additions=additions,
+            deletions=deletions,
+            binary=bool(delta.is_binary),
+            link_target=target,
+            link_outside=target is not None and link_leaves_repository(delta.new_file.path, target),
+            hunks=hunks_of(patch, data) if with_patch else (),
+            old_blob=_blob_id(delta.old_file),
+            new_blob=_blob_id(delta.new_file),
+            old_mode=int(delta.old_file.mode),
+            new_mode=int(delta.new_file.mode),
         )
-        if with_patch:
-            texts.append(patch.text or "")
-    files.sort(key=lambda change: change.path)
-    return TreeDiff(base=base, tree=str(found.tree.id), files=files, patch="".join(texts))
+        sections.append((change, data.decode("utf-8", "replace") if with_patch else ""))
+    return assemble(base, str(found.tree.id), sections)
+
+
+def _blob_id(side: pygit2.DiffFile) -> str | None:
+    """The blob of one side of a delta; None where the file does not exist."""
+    return None if side.mode == 0 or side.id.raw == bytes(20) else str(side.id)
 
 
 def _link_target(repo: pygit2.Repository, oid: pygit2.Oid) -> str:

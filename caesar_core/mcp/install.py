@@ -9,8 +9,6 @@ other servers.
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from caesar_core.clientfiles import (
     json_text,
 )
 from caesar_core.errors import CaesarError, ExitCode
+from caesar_core.executable import caesar_command
 
 SERVER = "caesar"
 CLIENTS = ("claude", "codex", "opencode", "gemini")
@@ -34,15 +33,10 @@ class ConfigUnreadableError(ClientFileUnreadableError):
 
 
 def server_command(root: Path) -> tuple[str, list[str]]:
-    """How a client starts ``caesar mcp serve`` for ``root``: an absolute executable, since
-    clients start servers with their own PATH."""
-    beside = Path(sys.executable).with_name("caesar")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside), ["mcp", "serve", "--root", str(root)]
-    found = shutil.which("caesar")
-    if found:
-        return str(Path(found).resolve()), ["mcp", "serve", "--root", str(root)]
-    return sys.executable, ["-m", "caesar_core", "mcp", "serve", "--root", str(root)]
+    """How a client starts ``caesar mcp serve`` for ``root``: an absolute executable
+    (``caesar_command``), since clients start servers with their own PATH."""
+    command, *prefix = caesar_command()
+    return command, [*prefix, "mcp", "serve", "--root", str(root)]
 
 
 def plan(client: str, root: Path, *, home: Path | None = None) -> Installation:

@@ -20,10 +20,11 @@ from caesar_core.agents.listing import agent_rows, role_rows
 from caesar_core.config import load_config
 from caesar_core.errors import CaesarError, UsageError
 from caesar_core.events.tail import read_last_events
-from caesar_core.protocol.documents import read_report
+from caesar_core.protocol.documents import read_shown_report
 from caesar_core.protocol.event import Event, FinishedEvent
 from caesar_core.protocol.report import Report
 from caesar_core.review.checks import checks_json
+from caesar_core.review.hunks import SelectionError, parse_pick
 from caesar_core.runner import control, worktrees
 from caesar_core.runner.delegation import Request
 from caesar_core.runner.engine import Runner, StartFailed
@@ -204,26 +205,22 @@ class Session:
 
     def diff(self, task_id: str) -> dict[str, Any]:
         record = self.store.get(check_task_id(task_id))
-        diff = worktrees.task_diff(record, with_patch=True)
-        if diff is None:
-            return {"task_id": task_id, "is_empty": True, "files": [], "patch": ""}
-        return {
-            "task_id": task_id,
-            "is_empty": diff.is_empty,
-            "files": [{"path": f.path, "action": f.action.value} for f in diff.files],
-            "patch": diff.patch,
-        }
+        return worktrees.diff_json(task_id, worktrees.task_diff(record, with_patch=True))
 
-    def apply(self, task_id: str) -> dict[str, Any]:
+    def apply(self, task_id: str, hunks: Sequence[str] | None = None) -> dict[str, Any]:
         record = self.store.get(check_task_id(task_id))
-        result = worktrees.apply(self.store, record)
-        return {
-            "task_id": task_id,
-            "applied": result.applied,
-            "files": result.files,
-            "written": result.written,
-            "conflicts": result.conflicts,
-        }
+        picks = None if hunks is None else [parse_pick(spec) for spec in hunks]
+        return worktrees.apply_json(task_id, worktrees.apply(self.store, record, picks=picks))
+
+    def reject(self, task_id: str, hunks: Sequence[str], reason: str = "") -> dict[str, Any]:
+        record = self.store.get(check_task_id(task_id))
+        if not hunks:
+            raise SelectionError(
+                "no hunk named to reject", "name hunks by their ids from caesar_diff"
+            )
+        picks = [parse_pick(spec) for spec in hunks]
+        result = worktrees.reject(self.store, record, picks, reason=reason)
+        return worktrees.reject_json(task_id, result)
 
     def check(self, task_id: str, hunks: Sequence[str] = ()) -> dict[str, Any]:
         """The project's checks run now on the task, or on those hunks alone (in a scratch
@@ -269,7 +266,7 @@ class Session:
 
     def _report(self, record: TaskRecord) -> Report | None:
         try:
-            return read_report(self.store.paths(record.id).report)
+            return read_shown_report(self.store.paths(record.id).report)
         except (CaesarError, ValueError, OSError):
             return None
 

@@ -10,6 +10,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from caesar_core import safefs
 from caesar_core.fs import dump_json
+from caesar_core.layout import kept_report
 from caesar_core.protocol.event import EVENT_ADAPTER, Event
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.report import REPORT_ADAPTER, Report
@@ -46,6 +47,29 @@ def write_report(path: Path, report: Report) -> list[str]:
     aside. Returns what was moved aside, one sentence each (see ``safefs.claim_write``).
     """
     return safefs.claim_write(path.parent, path.name, dump_json(report.to_json_dict()))
+
+
+def write_concluded_report(path: Path, report: Report) -> list[str]:
+    """The report caesar concludes a task with: kept in caesar's state directory (see
+    ``layout.kept_report``), then written as the task directory's ``report.json``."""
+    data = dump_json(report.to_json_dict())
+    kept = kept_report(path.parent)
+    if kept is not None:
+        safefs.atomic_write(*kept, data)
+    return safefs.claim_write(path.parent, path.name, data)
+
+
+def read_shown_report(path: Path) -> Report:
+    """The report to show for the task whose ``report.json`` is ``path``: caesar's kept copy
+    once the task is concluded, else what the task directory holds (a task still running, or
+    concluded before copies were kept)."""
+    kept = kept_report(path.parent)
+    if kept is not None:
+        try:
+            return parse(REPORT_ADAPTER, safefs.read_bytes(*kept), DocumentKind.REPORT)
+        except FileNotFoundError:
+            pass
+    return read_report(path)
 
 
 def parse_event(line: bytes | str) -> Event:

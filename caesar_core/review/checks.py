@@ -25,6 +25,7 @@ from pathlib import Path
 from caesar_core import safefs
 from caesar_core.config import Check
 from caesar_core.errors import UsageError
+from caesar_core.humanize import duration
 from caesar_core.protocol.report import CommandRun, Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.taskdir import (
     ENV_AGENT,
@@ -255,7 +256,7 @@ def _verb(result: CheckResult) -> str:
     if result.error:
         return f"was not run ({result.error})"
     if result.timed_out:
-        return f"timed out after {result.duration_ms / 1000:.1f}s"
+        return f"timed out after {duration(result.duration_ms / 1000)}"
     if result.cancelled:
         return "was cancelled"
     return f"exits {result.exit_code}"
@@ -335,7 +336,8 @@ def checks_json(task_id: str, checks: Checks | None) -> dict[str, object]:
 def check_line(result: CheckResult) -> str:
     """``✓ pytest -q  1.2s  exit 0``: one check, as the CLI lists it (made terminal-safe)."""
     mark = "✓" if result.passed else "-" if result.cancelled else "✗"
-    return safe_text(f"{mark} {result.command}  {result.duration_ms / 1000:.1f}s  {result.outcome}")
+    took = duration(result.duration_ms / 1000)
+    return safe_text(f"{mark} {result.command}  {took}  {result.outcome}")
 
 
 def failure_lines(result: CheckResult, count: int = 5) -> list[str]:

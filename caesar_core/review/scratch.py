@@ -15,13 +15,17 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+
+import pygit2
 
 from caesar_core import safefs
 from caesar_core.config import Worktree
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.git import GitError, create_worktree, find_repository, remove_worktree
+from caesar_core.git.repo import open_repository
+from caesar_core.git.select import FileSide
 from caesar_core.layout import CAESAR_DIR, STATE_DIR
 from caesar_core.runner.slots import pid_alive
 from caesar_core.runner.workshop import lay_down, run_setup
@@ -41,12 +45,12 @@ def scratch_home(root: Path) -> Path:
 def scratch_worktree(
     root: Path,
     record: TaskRecord,
-    contents: Mapping[str, bytes | None],
+    sides: Sequence[FileSide],
     worktree: Worktree,
     env: Mapping[str, str],
 ) -> Iterator[Path]:
-    """The scratch worktree of ``record`` with ``contents`` (path -> bytes, ``None`` deleted)
-    written over its base; removed when the block ends."""
+    """The scratch worktree of ``record`` with the files a selection leaves (``sides``, from
+    ``review.selection.selected_sides``) written over its base; removed when the block ends."""
     if record.base_ref is None:
         raise CaesarError(
             f"task {record.id} has no base commit: it ran in place",
@@ -66,7 +70,7 @@ def scratch_worktree(
     create_worktree(repo, dest, None, at=record.base_ref)
     try:
         lay_down(repo, dest, worktree.copy, worktree.link)
-        write_contents(dest, contents)
+        write_sides(dest, sides, open_repository(Path(record.worktree_path or repo)))
         if worktree.setup:
             run_setup(dest, worktree.setup, env)
         yield dest
@@ -74,21 +78,17 @@ def scratch_worktree(
         remove_worktree(repo, dest, None)
 
 
-def write_contents(dest: Path, contents: Mapping[str, bytes | None]) -> None:
-    """Each file written (its mode kept when it exists) or deleted, through ``safefs``: the
-    paths are the agent's, and none may lead out of the worktree through a link."""
-    for path, data in sorted(contents.items()):
+def write_sides(dest: Path, sides: Sequence[FileSide], repo: pygit2.Repository) -> None:
+    """Each file as the selection leaves it (its mode, a link as a link) or deleted (first),
+    through ``safefs``: the paths are the agent's, and none may lead out through a link."""
+    for side in sorted(sides, key=lambda side: (side.blob is not None, side.path)):
+        data = side.content(repo)
         if data is None:
-            with contextlib.suppress(FileNotFoundError):
-                parent, _, name = path.rpartition("/")
-                with safefs.directory(dest, parent) as dfd:
-                    os.unlink(name, dir_fd=dfd)
-            continue
-        try:
-            mode = stat.S_IMODE(safefs.lstat(dest, path).st_mode)
-        except FileNotFoundError:
-            mode = 0o644
-        safefs.atomic_write(dest, path, data, mode=mode)
+            safefs.remove(dest, side.path)
+        elif stat.S_ISLNK(side.mode):
+            safefs.write_link(dest, side.path, os.fsdecode(data))
+        else:
+            safefs.atomic_write(dest, side.path, data, mode=0o755 if side.mode & 0o111 else 0o644)
 
 
 def remove_stale(repo: Path, home: Path) -> None:

@@ -77,13 +77,13 @@ def check_task(
                 on_result=progress,
             )
         )
-    from caesar_core.review.selection import selected_contents
+    from caesar_core.review.selection import selected_sides
 
-    contents = selected_contents(record, picks)  # an unknown hunk is refused here, first
+    sides = selected_sides(record, picks)  # an unknown or stale hunk is refused here, first
     run = _Run(store, record.id, "selection_checks", [str(pick) for pick in picks])
 
     def in_scratch(progress: Callable[[list[CheckResult]], None]) -> list[CheckResult]:
-        with scratch_worktree(root, record, contents, config.config.worktree, check_env) as dest:
+        with scratch_worktree(root, record, sides, config.config.worktree, check_env) as dest:
             return run_checks(
                 checks,
                 cwd=in_worktree(dest, root, repo),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
-from caesar_core.protocol.documents import read_report, write_report
+from caesar_core.protocol.documents import read_report, write_concluded_report
 from caesar_core.protocol.event import Error, Finished
 from caesar_core.protocol.report import Finding, Report, ReportStatus
 from caesar_core.protocol.versions import REPORT_V1
@@ -42,7 +42,7 @@ def close_without_orchestrator(
         details=why,
         findings=findings or [],
     )
-    write_report(paths.report, report)
+    write_concluded_report(paths.report, report)
     return report, ReportSource.SYNTHESIZED
 
 

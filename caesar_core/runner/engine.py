@@ -12,7 +12,6 @@ import contextlib
 import os
 import shlex
 import socket
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from caesar_core.agents.brief import render_brief
 from caesar_core.config import LoadedConfig
 from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
+from caesar_core.executable import caesar_command
 from caesar_core.fs import dump_json
 from caesar_core.git import (
     GitError,
@@ -36,7 +36,7 @@ from caesar_core.git import (
     create_worktree,
     snapshot,
 )
-from caesar_core.protocol.documents import write_report
+from caesar_core.protocol.documents import write_concluded_report
 from caesar_core.protocol.event import Error, Finished, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
@@ -233,7 +233,7 @@ class Runner:
             details=detail,
             findings=findings,
         )
-        write_report(paths.report, report)
+        write_concluded_report(paths.report, report)
         with EventWriter(paths.events, record.id, clock=self.clock) as events:
             events.append(Error(message=reason, fatal=True))
             finished = events.append(Finished(status=ReportStatus.FAILED, summary=report.summary))
@@ -430,7 +430,7 @@ class Runner:
         checked = self._checks(prepared, ended, until)
         report = with_checks(report, checked or ())
         report = report.model_copy(update={"findings": [*report.findings, *findings]})
-        write_report(paths.report, report)
+        write_concluded_report(paths.report, report)
 
         status, reason = _status_of(ended, plan.timeout_ms)
         if unverified and status is TaskStatus.SUCCEEDED:
@@ -569,11 +569,11 @@ def _status_of(ended: Exit, timeout_ms: int) -> tuple[TaskStatus, str | None]:
 
 
 def channel_for(paths: TaskPaths) -> Channel:
-    """The return channel's coordinates: this interpreter running ``caesar channel serve``,
-    so the agent's CLI starts it with no PATH or virtualenv of its own."""
+    """The return channel's coordinates: this installation's ``caesar channel serve``
+    (``caesar_command``), so the agent's CLI starts it with no PATH or virtualenv of its own."""
+    command, *prefix = caesar_command()
     return Channel(
-        command=sys.executable,
-        args=["-m", "caesar_core", "channel", "serve", "--task-dir", str(paths.root)],
+        command=command, args=[*prefix, "channel", "serve", "--task-dir", str(paths.root)]
     )
 
 

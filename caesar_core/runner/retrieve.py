@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from caesar_core import safefs
 from caesar_core.agents.base import ReportTier
 from caesar_core.errors import CaesarError
+from caesar_core.humanize import one_line
 from caesar_core.protocol.documents import describe, read_report
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.task import Task
@@ -209,5 +210,4 @@ def _log_tail(paths: TaskPaths) -> str:
 
 
 def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 300 else text[:299] + "…"
+    return one_line(text, 300)

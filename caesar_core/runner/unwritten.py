@@ -17,7 +17,7 @@ from datetime import datetime
 
 from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
-from caesar_core.protocol.documents import write_report
+from caesar_core.protocol.documents import write_concluded_report
 from caesar_core.protocol.event import Error, Finished
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.taskdir import TaskPaths
@@ -71,7 +71,7 @@ def conclude_unwritten(
         ],
     )
     with contextlib.suppress(OSError):
-        write_report(paths.report, report)
+        write_concluded_report(paths.report, report)
     finished = None
     with (
         contextlib.suppress(OSError, CaesarError),

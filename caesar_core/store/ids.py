@@ -6,6 +6,7 @@ import re
 import uuid
 
 from caesar_core.errors import UsageError
+from caesar_core.humanize import quoted
 
 TASK_ID_PATTERN = re.compile(r"t_[0-9a-f]{32}")
 """``t_`` plus 32 hex digits: a UUID4 without dashes, as the reference implementation settled."""
@@ -50,8 +51,4 @@ def check_name(value: str, what: str = "id") -> str:
 
 def shown_id(value: object) -> str:
     """A refused id as an error quotes it: ``repr`` (controls escaped), clipped with its length."""
-    text = repr(value)
-    if len(text) <= _SHOWN:
-        return text
-    size = len(value) if isinstance(value, str) else len(text)
-    return f"{text[: _SHOWN - 8]}…' ({size:,} characters)"
+    return quoted(value, _SHOWN)

@@ -18,10 +18,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable
 
+from caesar_core.humanize import clip, one_line, took
 from caesar_core.protocol.event import Event
 from caesar_core.terminal import safe_text
 from caesar_tui.activity_rows import Row, RowBuilder
-from caesar_tui.clock import Clock, took
+from caesar_tui.clock import Clock
 from caesar_tui.keys import bind
 from caesar_tui.marks import CALL, MUTED, ROW_STYLE, SPINNER
 from caesar_tui.workers import WorkerFailures
@@ -188,11 +189,9 @@ class ActivityView(WorkerFailures, DataTable[Content]):
     def _cells(self, row: Row) -> Cells:
         when = Content.styled(row.at.astimezone().strftime("%H:%M:%S"), MUTED)
         # What an agent wrote: its controls shown escaped, never sent to the terminal.
-        text = safe_text(" ".join(row.text.split()))
-        if row.kind == "thinking":
-            text = text[:TEXT_WIDTH]  # folded: the first words of the thought
-        elif len(text) > DETAIL_WIDTH:
-            text = text[: DETAIL_WIDTH - 1] + "…"
+        text = safe_text(one_line(row.text))
+        # A thought is folded to its first words; anything else is clipped with an ellipsis.
+        text = text[:TEXT_WIDTH] if row.kind == "thinking" else clip(text, DETAIL_WIDTH)
         if row.kind != "tool":
             style = ROW_STYLE.get(row.kind, "")
             return {

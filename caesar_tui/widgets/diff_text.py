@@ -1,7 +1,8 @@
 """One file's unified diff, drawn a line at a time so a 50,000-line patch scrolls freely.
 
 The widget never copies the patch: it keeps the whole ``TreeDiff.patch`` string, the
-character range of the shown file, and an array of line-start offsets into it. Textual asks
+character range of the shown file (its ``FileChange.span``), and an array of line-start
+offsets into it. Textual asks
 for the visible rows only (``render_line``); each row is highlighted as part of a small
 block of neighbouring lines and kept in bounded LRU caches, so the work done follows what
 the person looks at, not the size of the diff.
@@ -32,7 +33,7 @@ from textual.strip import Strip
 
 from caesar_core.terminal import safe_text
 
-__all__ = ["BLOCK_LINES", "DiffText", "PatchIndex", "index_patch"]
+__all__ = ["BLOCK_LINES", "DiffText"]
 
 BLOCK_LINES = 64
 """Lines highlighted together. The lexer restarts at every block, so a block must be long
@@ -42,122 +43,12 @@ TAB_SIZE = 4
 """Tabs are expanded after the +/-/space marker, so code keeps its own alignment."""
 
 _NEWLINE = re.compile("\n")
-_FILE_HEADER = "diff --git "
 
 _DARK_THEME = "github-dark"
 _LIGHT_THEME = "default"
 
 Tokens = list[tuple[str, Style | None]]
 """One line of code after highlighting: text runs and their syntax style."""
-
-
-# --------------------------------------------------------------------------------------
-# Splitting a multi-file patch into per-file ranges (offsets only, no copies)
-
-
-class PatchIndex(dict[str, tuple[int, int]]):
-    """Each file's ``(start, end)`` character range in a multi-file patch.
-
-    Keyed like ``FileChange.path``: a renamed file by its new path, a deleted one by the
-    path it had. Ranges point into the patch string the index was built from.
-    """
-
-
-def index_patch(patch: str) -> PatchIndex:
-    """Find where each file's section of ``patch`` starts and ends.
-
-    ``TreeDiff.files`` is sorted by path but its patch is in git's delta order, so files are
-    matched to sections by the paths in each section's header, not by position. Only section
-    starts are searched (``str.find``, C speed) and only header lines parsed, so this costs
-    O(number of files) Python work whatever the size of the patch.
-    """
-    index = PatchIndex()
-    starts: list[int] = []
-    position = 0 if patch.startswith(_FILE_HEADER) else patch.find("\n" + _FILE_HEADER)
-    while position >= 0:
-        if patch[position] == "\n":
-            position += 1
-        starts.append(position)
-        position = patch.find("\n" + _FILE_HEADER, position)
-    for number, start in enumerate(starts):
-        end = starts[number + 1] if number + 1 < len(starts) else len(patch)
-        path = _section_path(patch, start, end)
-        if path:
-            index.setdefault(path, (start, end))
-    return index
-
-
-def _section_path(patch: str, start: int, end: int) -> str | None:
-    """The path a file section's header names: the new one, or the old one if deleted."""
-    hunk = patch.find("\n@@", start, end)
-    header = patch[start : end if hunk < 0 else hunk].split("\n")
-    old: str | None = None
-    new: str | None = None
-    for line in header[1:]:
-        if line.startswith("rename from "):
-            old = _unquote(line[len("rename from ") :])
-        elif line.startswith("rename to "):
-            new = _unquote(line[len("rename to ") :])
-        elif line.startswith("--- ") and old is None:
-            old = _strip_prefix(_unquote(line[4:].rstrip("\t")), "a/")
-        elif line.startswith("+++ ") and new is None:
-            new = _strip_prefix(_unquote(line[4:].rstrip("\t")), "b/")
-    if old is None or new is None:
-        both = _symmetric_header_path(header[0][len(_FILE_HEADER) :])
-        old = old or both
-        new = new or both
-    return new or old
-
-
-def _symmetric_header_path(rest: str) -> str | None:
-    """The path of ``a/P b/P`` (git writes added, deleted and binary files this way).
-
-    Splitting at a space is ambiguous when the path holds one, but both halves are the same
-    path, so the lengths alone say where the split is.
-    """
-    if rest.startswith('"'):
-        first, _, second = rest.partition('" ')
-        a = _strip_prefix(_unquote(first + '"'), "a/")
-        b = _strip_prefix(_unquote(second), "b/")
-        return b or a
-    half, odd = divmod(len(rest) - 1, 2)
-    if odd or rest[half : half + 3] != " b/" or not rest.startswith("a/"):
-        return None
-    path = rest[2:half]
-    return path if path == rest[half + 3 :] else None
-
-
-def _strip_prefix(path: str | None, prefix: str) -> str | None:
-    if path is None or path == "/dev/null":
-        return None
-    return path[len(prefix) :] if path.startswith(prefix) else path
-
-
-_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
-
-
-def _unquote(text: str) -> str:
-    """Undo git's C-style quoting (``"\\303\\274.txt"``) of unusual paths."""
-    if len(text) < 2 or not (text.startswith('"') and text.endswith('"')):
-        return text
-    body = text[1:-1]
-    out = bytearray()
-    index = 0
-    while index < len(body):
-        char = body[index]
-        if char != "\\" or index + 1 >= len(body):
-            out += char.encode("utf-8", "surrogateescape")
-            index += 1
-            continue
-        following = body[index + 1]
-        octal = body[index + 1 : index + 4]
-        if len(octal) == 3 and all(digit in "01234567" for digit in octal):
-            out.append(int(octal, 8) & 0xFF)
-            index += 4
-        else:
-            out.append(_ESCAPES.get(following, ord(following) & 0xFF))
-            index += 2
-    return out.decode("utf-8", "replace")
 
 
 # --------------------------------------------------------------------------------------

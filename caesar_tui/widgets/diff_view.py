@@ -1,9 +1,10 @@
 """The Diff tab: one task's changed files, which of them to apply, and each file's diff.
 
 :meth:`DiffView.load` computes a task's diff in a thread worker (git is slow on a big tree)
-and shows it when it arrives (``DiffReady``); showing it only indexes the patch
-(``index_patch``: offsets, no copies), so ``show`` is cheap on the event loop even for a huge
-patch, and the text itself is rendered lazily by ``DiffText``.
+and shows it when it arrives (``DiffReady``); each file's section of the patch is where its
+``FileChange.span`` says (offsets computed with the diff, no copies, no header parsed), so
+``show`` is cheap on the event loop even for a huge patch, and the text itself is rendered
+lazily by ``DiffText``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from caesar_core.errors import CaesarError
 from caesar_core.git.diff import FileChange, TreeDiff
 from caesar_core.store.record import TaskRecord
 from caesar_tui.widgets.diff_files import DiffFileList, file_label
-from caesar_tui.widgets.diff_text import DiffText, PatchIndex, index_patch
+from caesar_tui.widgets.diff_text import DiffText
 from caesar_tui.workers import WorkerFailures
 
 __all__ = ["DiffProvider", "DiffView"]
@@ -108,7 +109,6 @@ class DiffView(WorkerFailures, Widget):
         """The task whose diff was asked for last."""
         self._task_id: str | None = None
         self._diff: TreeDiff | None = None
-        self._index = PatchIndex()
         self._current: str | None = None
         """Path of the file whose diff is on the right."""
         self._shown = False
@@ -211,7 +211,6 @@ class DiffView(WorkerFailures, Widget):
         self._shown = True
         self._task_id = task_id
         self._diff = diff
-        self._index = index_patch(diff.patch) if diff is not None else PatchIndex()
         if self.is_mounted:
             self._refresh_view(same_task=same_task)
 
@@ -250,15 +249,19 @@ class DiffView(WorkerFailures, Widget):
         self._current = change.path
         text = self.text
         title = file_label(change)
-        span = self._index.get(change.path)
+        span = change.span
         if change.binary:
             text.show_message(BINARY, title=title)
         elif span is None or self._diff is None:
             text.show_message(NO_PATCH, title=title)
         else:
-            start, end = span
             text.show_patch(
-                change.path, self._diff.patch, start, end, title=title, keep_scroll=keep_scroll
+                change.path,
+                self._diff.patch,
+                span.start,
+                span.end,
+                title=title,
+                keep_scroll=keep_scroll,
             )
 
     @on(OptionList.OptionHighlighted, "#diff-files")

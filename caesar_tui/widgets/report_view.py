@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from caesar_core.humanize import duration
 from caesar_core.protocol.report import Report, Severity, Usage
 from caesar_core.review.checks import BY_CAESAR, failure_lines
 from caesar_core.runner.slots import pid_alive
@@ -252,7 +253,7 @@ def _check(result: CheckResult) -> Content:
         (mark.glyph, mark.style),
         " $ ",
         safe_text(result.command),
-        (f"  {_duration(result.duration_ms)}  ", "$text-muted"),
+        (f"  {duration(result.duration_ms / 1000)}  ", "$text-muted"),
         (result.outcome, "$text-success" if passed else "$text-error"),
     )
     if passed or result.cancelled:
@@ -295,21 +296,12 @@ def _usage(usage: Usage) -> Content | None:
         cost = usage.cost_usd
         parts.append(f"${cost:.4f}" if cost < 0.01 else f"${cost:.2f}")
     if usage.duration_ms is not None:
-        parts.append(_duration(usage.duration_ms))
+        parts.append(duration(usage.duration_ms / 1000))
     return Content("  ·  ".join(parts)) if parts else None
 
 
 def _count(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
-
-
-def _duration(ms: int) -> str:
-    seconds = ms / 1000
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
 
 
 def _lines(items: Iterable[Content]) -> Content:

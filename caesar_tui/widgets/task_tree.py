@@ -14,12 +14,12 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from caesar_core.events.fold import STALL_AFTER
+from caesar_core.humanize import age, clip, one_line
 from caesar_core.runner.slots import pid_alive
 from caesar_core.store import TaskNode, build_tree
 from caesar_core.store.record import checks_mark
 from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
-from caesar_tui.clock import age
 from caesar_tui.keys import bind
 from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
 
@@ -188,16 +188,15 @@ class TaskTree(Tree[str]):
         shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
         who = safe_text(record.role or record.agent)
         headline = view.asking if view.needs_input else activity.headline
-        headline = safe_text(" ".join(headline.split()))
-        if len(headline) > HEADLINE_WIDTH:
-            headline = headline[: HEADLINE_WIDTH - 1] + "…"
-        mark = STATUS[status]
+        headline = clip(safe_text(one_line(headline)), HEADLINE_WIDTH)
+        # One mark column: a task waiting on a person shows the question mark in its place, so
+        # the ids of every row stay aligned.
+        mark = NEEDS_INPUT if view.needs_input else STATUS[status]
         checked = CHECKS[checks_mark(record.checks, pid_alive)]
         label = Content.assemble(
             (mark.glyph + " ", mark.style),
-            (checked.glyph + " ", checked.style),
-            (f"{NEEDS_INPUT.glyph} " if view.needs_input else "", NEEDS_INPUT.style),
             (record.id[2:10], "bold"),
+            (" " + checked.glyph, checked.style),
             (f" {who:<10.10} ", "$text-secondary"),
             (f"{shown_age:>4} ", MUTED),
             (f"{STALLED.glyph} " if stalled else "", STALLED.style),

@@ -150,7 +150,16 @@ def test_a_fifo_task_json_does_not_hang_begin(tmp_path: Path) -> None:
 
 def test_wrong_types_in_the_in_process_entry_are_errors(tmp_path: Path) -> None:
     bridge = Bridge(tmp_path)  # validates every response against the seed's bridgeResponse
-    for request in (None, 3, "begin", [], {"op": ["begin"]}, {"op": {"x": 1}}, {1: 2}):
+    requests: tuple[object, ...] = (
+        None,
+        3,
+        "begin",
+        [],
+        {"op": ["begin"]},
+        {"op": {"x": 1}},
+        {1: 2},
+    )
+    for request in requests:
         assert bridge(request)["decision"] == "error"
     adm = bridge.begin()["admission_id"]
     deep: object = "x"

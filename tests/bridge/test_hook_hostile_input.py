@@ -34,7 +34,7 @@ def denied(output: dict[str, object] | None) -> bool:
     assert output is not None
     specific = output["hookSpecificOutput"]
     assert isinstance(specific, dict)
-    return specific["permissionDecision"] == "deny"
+    return bool(specific["permissionDecision"] == "deny")
 
 
 def test_lone_surrogates_in_ids_and_names_are_answered_normally(world: HookWorld) -> None:

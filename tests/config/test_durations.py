@@ -67,7 +67,7 @@ def test_format_is_canonical() -> None:
 def test_a_pasted_value_is_clipped_in_the_error() -> None:
     with pytest.raises(DurationError) as refused:
         parse_duration("x" * 100_000)
-    assert len(str(refused.value)) < 300 and "100000 characters" in str(refused.value)
+    assert len(str(refused.value)) < 300 and "100,000 characters" in str(refused.value)
 
 
 @given(st.integers(min_value=1, max_value=MAX_DURATION_MS))

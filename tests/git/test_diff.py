@@ -429,3 +429,55 @@ def test_links_are_listed_with_their_target(task: tuple[Path, Path, str], tmp_pa
         "plain.txt": (None, False),
     }
     assert [f.path for f in diff.outside_links] == ["keys"]
+
+
+def test_each_file_carries_its_own_section_of_the_patch(task: tuple[Path, Path, str]) -> None:
+    """Spans, checked by the git CLI: each file's section alone is a patch of that file only
+    (``git apply --numstat``), with its counts; together they are the whole patch, in order."""
+    _, wt, base = task
+    write(wt, "committed.txt", lines(5) + "more\n")
+    write(wt, "sp ace/ünï code.txt", "quoted by git\n")
+    write(wt, "image.png", bytes(range(256)) * 4)
+    (wt / "doomed.txt").unlink()
+    (wt / "new").mkdir()
+    git(wt, "mv", "old/name.txt", "new/name.txt")
+    (wt / "keep.txt").unlink()
+    (wt / "keep.txt").symlink_to("committed.txt")
+    diff = changes_since(wt, base, with_patch=True)
+    assert len(diff.files) == 6
+
+    spans = sorted((c.span for c in diff.files if c.span is not None), key=lambda s: s.start)
+    assert len(spans) == len(diff.files)
+    assert [s.start for s in spans] == [0, *(s.end for s in spans[:-1])]
+    assert spans[-1].end == len(diff.patch)
+    assert [s.first_line for s in spans] == [0, *(s.first_line + s.line_count for s in spans[:-1])]
+    every_line = diff.patch.split("\n")
+    for change in diff.files:
+        assert change.span is not None
+        section = diff.patch[change.span.start : change.span.end]
+        assert section.startswith("diff --git ")
+        shown = every_line[change.span.first_line : change.span.first_line + change.span.line_count]
+        assert "\n".join(shown) + "\n" == section
+        numstat = subprocess.run(
+            ["git", "apply", "--numstat", "-z"],
+            cwd=wt,
+            input=section.encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+        added, deleted, *names = numstat.rstrip("\0").split("\t", 2)
+        paths = names[0].strip("\0").split("\0")
+        assert paths[-1] == change.path
+        if change.old_path:  # a pure rename's numstat names the new path only
+            assert f"rename from {change.old_path}\n" in section
+        if change.binary:
+            assert (added, deleted) == ("-", "-")
+        else:
+            assert (int(added), int(deleted)) == (change.additions, change.deletions)
+
+
+def test_without_the_patch_no_file_has_a_span(task: tuple[Path, Path, str]) -> None:
+    _, wt, base = task
+    write(wt, "keep.txt", "changed\n")
+    (change,) = changes_since(wt, base).files
+    assert change.span is None

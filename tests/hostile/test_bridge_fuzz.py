@@ -125,10 +125,11 @@ def world() -> Iterator[tuple[Path, dict[str, str]]]:
 
 def strings(value: object) -> Iterator[str]:
     if isinstance(value, bytes):
+        raw = value
         try:
-            value = json.loads(value)
+            value = json.loads(raw)
         except (ValueError, RecursionError):
-            value = value.decode("utf-8", "replace")
+            value = raw.decode("utf-8", "replace")
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.mcp.conftest import error_text, result_json, session
-from tests.review.difflib_hunks import hunks_of
 from tests.runner.conftest import context, git, write_config
 
 CHECKS = '[review]\nchecks = ["test -f DEMO_NOTES.md", "grep -q \\"note it\\" README.md"]\n'
@@ -45,12 +44,12 @@ async def test_await_carries_the_checks_and_caesar_check_runs_them(repo: Path) -
         status = result_json(await client.call_tool("caesar_status", {"task_id": task_id}))
         assert status["checks"]["mark"] == "passed"
 
-        worktree = repo / ".caesar" / "wt" / task_id
-        notes = hunks_of("DEMO_NOTES.md", "", (worktree / "DEMO_NOTES.md").read_text())
+        diff = result_json(await client.call_tool("caesar_diff", {"task_id": task_id}))
+        [notes] = next(f["hunks"] for f in diff["files"] if f["path"] == "DEMO_NOTES.md")
         alone = result_json(
-            await client.call_tool("caesar_check", {"task_id": task_id, "hunks": [notes[0].id]})
+            await client.call_tool("caesar_check", {"task_id": task_id, "hunks": [notes["id"]]})
         )
-        assert alone["mark"] == "failed" and alone["hunks"] == [notes[0].id]
+        assert alone["mark"] == "failed" and alone["hunks"] == [notes["id"]]
         assert [r["passed"] for r in alone["results"]] == [True, False]
         unknown = await client.call_tool(
             "caesar_check", {"task_id": task_id, "hunks": ["h_000000000000"]}

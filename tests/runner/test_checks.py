@@ -250,6 +250,12 @@ def test_an_agents_claim_of_caesars_checks_is_relabelled() -> None:
     assert (Severity.HIGH, "Check failed") in titles
 
 
+def hunk_ids(repo: Path, task_id: str) -> dict[str, list[str]]:
+    """Each changed file's hunk ids, as ``caesar diff --json`` gives them."""
+    data = json.loads(caesar(repo, "diff", task_id, "--json").stdout)
+    return {f["path"]: [h["id"] for h in f["hunks"]] for f in data["files"]}
+
+
 def git_worktrees(repo: Path) -> list[str]:
     return [
         line.split(" ", 1)[1]
@@ -261,16 +267,11 @@ def git_worktrees(repo: Path) -> list[str]:
 def test_checks_on_a_selection_run_in_a_scratch_worktree_that_is_gone_afterwards(
     repo: Path, tmp_path: Path
 ) -> None:
-    from tests.review.difflib_hunks import hunks_of
-
     out = work_task(repo)
     task_id = str(out["task_id"])
-    record = TaskStore(repo).get(task_id)
-    worktree = Path(record.worktree_path or "")
-    notes = hunks_of("DEMO_NOTES.md", "", (worktree / "DEMO_NOTES.md").read_text())
-    readme = hunks_of(
-        "README.md", git(repo, "show", "HEAD:README.md"), (worktree / "README.md").read_text()
-    )
+    worktree = Path(TaskStore(repo).get(task_id).worktree_path or "")
+    ids = hunk_ids(repo, task_id)
+    [notes], [readme] = ids["DEMO_NOTES.md"], ids["README.md"]
     where = tmp_path / "where"
     write_config(
         repo,
@@ -283,10 +284,10 @@ def test_checks_on_a_selection_run_in_a_scratch_worktree_that_is_gone_afterwards
     before = git_worktrees(repo), git(repo, "branch", "--list"), git(repo, "status", "--short")
 
     # The notes alone: the file is there, README.md is as at base_ref.
-    alone = caesar(repo, "check", task_id, "--hunk", notes[0].id, "--json")
+    alone = caesar(repo, "check", task_id, "--hunk", notes, "--json")
     assert alone.returncode == 1, alone.stderr
     data = json.loads(alone.stdout)
-    assert data["hunks"] == [notes[0].id]
+    assert data["hunks"] == [notes]
     assert [r["passed"] for r in data["results"]] == [True, True, False]
     scratch, *status = where.read_text().splitlines()
     assert Path(scratch).parent == repo / ".caesar" / "state" / "scratch"
@@ -296,14 +297,12 @@ def test_checks_on_a_selection_run_in_a_scratch_worktree_that_is_gone_afterwards
         before
     )
 
-    both = caesar(repo, "check", task_id, "--hunk", notes[0].id, "--hunk", readme[0].id)
+    both = caesar(repo, "check", task_id, "--hunk", notes, "--hunk", readme)
     assert both.returncode == 0, both.stderr
-    assert both.stdout.splitlines()[0] == (
-        f"checks of {task_id} on hunks {notes[0].id}, {readme[0].id} alone:"
-    )
+    assert both.stdout.splitlines()[0] == (f"checks of {task_id} on hunks {notes}, {readme} alone:")
     record = TaskStore(repo).get(task_id)
     assert record.selection_checks is not None and record.selection_checks.state == "passed"
-    assert record.selection_checks.hunks == [notes[0].id, readme[0].id]
+    assert record.selection_checks.hunks == [notes, readme]
     assert record.checks is None  # the whole task's checks are another run
     assert list((repo / ".caesar" / "state" / "scratch").iterdir()) == []
     # The task's worktree and the user's tree are as they were.
@@ -326,16 +325,13 @@ def test_an_unknown_hunk_is_refused_with_the_current_ids_and_nothing_made(repo: 
 def test_ctrl_c_stops_the_check_and_removes_the_scratch_worktree(
     repo: Path, tmp_path: Path
 ) -> None:
-    from tests.review.difflib_hunks import hunks_of
-
     out = work_task(repo)
     task_id = str(out["task_id"])
-    worktree = Path(TaskStore(repo).get(task_id).worktree_path or "")
-    [hunk] = hunks_of("DEMO_NOTES.md", "", (worktree / "DEMO_NOTES.md").read_text())
+    [hunk] = hunk_ids(repo, task_id)["DEMO_NOTES.md"]
     pid_file = tmp_path / "check.pid"
     write_config(repo, checks_config(json.dumps(f"echo $$ > {pid_file}; exec sleep 300")))
     check = subprocess.Popen(
-        [CAESAR, "check", task_id, "--hunk", hunk.id],
+        [CAESAR, "check", task_id, "--hunk", hunk],
         cwd=repo,
         env=caesar_env(),
         stdout=subprocess.PIPE,
@@ -346,7 +342,7 @@ def test_ctrl_c_stops_the_check_and_removes_the_scratch_worktree(
         pid = int(wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), 60))
         scratch = repo / ".caesar" / "state" / "scratch"
         assert len(list(scratch.iterdir())) == 1
-        second = caesar(repo, "check", task_id, "--hunk", hunk.id)
+        second = caesar(repo, "check", task_id, "--hunk", hunk)
         assert second.returncode == 2 and "already running" in second.stderr
         check.send_signal(signal.SIGINT)
         check.communicate(timeout=60)
@@ -359,3 +355,27 @@ def test_ctrl_c_stops_the_check_and_removes_the_scratch_worktree(
     assert len(git_worktrees(repo)) == 2  # the project and the task's worktree
     record = TaskStore(repo).get(task_id)
     assert record.selection_checks is not None and record.selection_checks.state == "interrupted"
+
+
+def test_a_selection_keeps_modes_and_links_in_the_scratch_worktree(
+    repo: Path, tmp_path: Path
+) -> None:
+    agent = tmp_path / "agent.sh"
+    agent.write_text(
+        "#!/bin/sh\nprintf '#!/bin/sh\\necho ran\\n' > run.sh\nchmod +x run.sh\n"
+        "ln -s README.md readme-link\necho extra >> app.py\n"
+    )
+    agent.chmod(0o755)
+    checks = checks_config('"./run.sh"', '"test -L readme-link"', '"! grep -q extra app.py"')
+    write_config(repo, f'[[agent]]\nid = "maker"\nbin = "{agent}"\nargs = "{{{{prompt}}}}"\n')
+    out = run_json(repo, "make a script", "--agent", "maker", "--isolation", "worktree")
+    assert out["status"] == "succeeded", out["_stderr"]
+    task_id = str(out["task_id"])
+    ids = hunk_ids(repo, task_id)
+    write_config(repo, checks)
+    picked = [*ids["run.sh"], *ids["readme-link"]]
+    result = caesar(repo, "check", task_id, *(f"--hunk={hunk}" for hunk in picked), "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert [r["passed"] for r in data["results"]] == [True, True, True]
+    assert data["results"][0]["output_tail"] == "ran\n"

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from caesar_core.events import EventWriter
-from caesar_core.git import FileChange, TreeDiff
+from caesar_core.git import FileChange, TreeDiff, assemble
 from caesar_core.protocol import ChangeAction, Isolation, Mode
 from caesar_core.protocol.event import Event, EventPayload
 from caesar_core.store import TaskRecord, TaskStatus, TaskStore
@@ -149,11 +149,8 @@ def one_file_diff(path: str, added: int = 1) -> TreeDiff:
         f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n"
         f"+++ b/{path}\n@@ -1,1 +1,{added + 1} @@\n old\n{body}"
     )
-    return TreeDiff(
-        base="a" * 40,
-        tree="b" * 40,
-        files=[FileChange(path, ChangeAction.MODIFIED, None, added, 0)],
-        patch=patch,
+    return assemble(
+        "a" * 40, "b" * 40, [(FileChange(path, ChangeAction.MODIFIED, None, added, 0), patch)]
     )
 
 

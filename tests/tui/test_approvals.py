@@ -174,7 +174,7 @@ async def test_a_call_held_while_watching_appears_marked_and_counts_down(tmp_pat
         # The tree and the header mark it like a waiting question.
         label = app.query_one(TaskTree).cursor_node
         assert label is not None
-        assert str(label.label).startswith("▶ ? aaaaaaaa")
+        assert str(label.label).startswith("? aaaaaaaa")
         assert "approve Bash: git push origin main" in str(label.label)
         assert "? 1 needs input" in str(app.query_one(StatusBar).render())
 

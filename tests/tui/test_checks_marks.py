@@ -60,17 +60,17 @@ async def test_the_tree_marks_each_tasks_checks(tmp_path: Path) -> None:
         tree = app.query_one(TaskTree)
         await until(pilot, lambda: FAILED[2:10] in text(tree), "the tasks")
         shown = text(tree)
-        assert f"▶ ◔ {TASK[2:10]}" in row(shown, TASK)  # running
-        assert f"▶ ☐ {OTHER[2:10]}" in row(shown, OTHER)  # not run
-        assert f"✓ ☑ {PASSED[2:10]}" in row(shown, PASSED)
-        assert f"✗ ☒ {FAILED[2:10]}" in row(shown, FAILED)
+        assert f"▶ {TASK[2:10]} ◔" in row(shown, TASK)  # running
+        assert f"▶ {OTHER[2:10]} ☐" in row(shown, OTHER)  # not run
+        assert f"✓ {PASSED[2:10]} ☑" in row(shown, PASSED)
+        assert f"✗ {FAILED[2:10]} ☒" in row(shown, FAILED)
 
         # The run ends: the record changes and the mark follows, with no other event.
         project.store.set(TASK, checks=run(ChecksState.FAILED, CheckResult(command="x")))
-        await until(pilot, lambda: f"☒ {TASK[2:10]}" in text(tree), "the new mark")
+        await until(pilot, lambda: f"{TASK[2:10]} ☒" in text(tree), "the new mark")
         # A run left "running" by a caesar that is gone is not running: not run.
         project.store.set(OTHER, checks=run(ChecksState.RUNNING, pid=2**22 + 12345))
-        await until(pilot, lambda: f"☐ {OTHER[2:10]}" in text(tree), "the stale run")
+        await until(pilot, lambda: f"{OTHER[2:10]} ☐" in text(tree), "the stale run")
 
 
 async def test_the_report_tab_shows_each_check_escaped(tmp_path: Path) -> None:

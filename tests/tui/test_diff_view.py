@@ -8,10 +8,10 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from caesar_core.git.diff import FileChange, TreeDiff, changes_since
+from caesar_core.git.diff import FileChange, TreeDiff, assemble, changes_since
 from caesar_core.protocol.report import ChangeAction
 from caesar_tui.widgets.diff_files import DiffFileList
-from caesar_tui.widgets.diff_text import BLOCK_LINES, DiffText, index_patch
+from caesar_tui.widgets.diff_text import BLOCK_LINES, DiffText
 from caesar_tui.widgets.diff_view import BINARY, NO_CHANGES, NO_GIT, NO_TASK, DiffView
 from tests.runner.conftest import git
 
@@ -45,32 +45,54 @@ def section(path: str, lines: list[str], *, old: str | None = None) -> str:
 
 def sample_diff() -> TreeDiff:
     """Three files; the patch is deliberately not in the files' order, as git's may not be."""
-    files = [
-        FileChange("README.md", ChangeAction.MODIFIED, additions=1, deletions=0),
-        FileChange("logo.png", ChangeAction.MODIFIED, binary=True),
-        FileChange("src/app.py", ChangeAction.MODIFIED, additions=2, deletions=1),
-    ]
-    patch = (
-        section("src/app.py", [" import os", "-x = 1", "+x = 2", "+y = 3"])
-        + "diff --git a/logo.png b/logo.png\nindex 1111111..2222222 100644\n"
-        "Binary files a/logo.png and b/logo.png differ\n"
-        + section("README.md", [" # project", "+more"])
+    return assemble(
+        "b" * 40,
+        "c" * 40,
+        [
+            (
+                FileChange("src/app.py", ChangeAction.MODIFIED, additions=2, deletions=1),
+                section("src/app.py", [" import os", "-x = 1", "+x = 2", "+y = 3"]),
+            ),
+            (
+                FileChange("logo.png", ChangeAction.MODIFIED, binary=True),
+                "diff --git a/logo.png b/logo.png\nindex 1111111..2222222 100644\n"
+                "Binary files a/logo.png and b/logo.png differ\n",
+            ),
+            (
+                FileChange("README.md", ChangeAction.MODIFIED, additions=1, deletions=0),
+                section("README.md", [" # project", "+more"]),
+            ),
+        ],
     )
-    return TreeDiff(base="b" * 40, tree="c" * 40, files=files, patch=patch)
 
 
 def rename_diff() -> TreeDiff:
-    files = [
-        FileChange("new_name.py", ChangeAction.RENAMED, old_path="old_name.py", additions=1),
-        FileChange("gone.txt", ChangeAction.DELETED, deletions=1),
-    ]
-    patch = section("new_name.py", [" a", "+b"], old="old_name.py") + (
-        "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n"
-        "index 1111111..0000000\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
+    return assemble(
+        "b" * 40,
+        "c" * 40,
+        [
+            (
+                FileChange(
+                    "new_name.py", ChangeAction.RENAMED, old_path="old_name.py", additions=1
+                ),
+                section("new_name.py", [" a", "+b"], old="old_name.py"),
+            ),
+            (
+                FileChange("gone.txt", ChangeAction.DELETED, deletions=1),
+                "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n"
+                "index 1111111..0000000\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
+            ),
+        ],
     )
-    return TreeDiff(
-        base="b" * 40, tree="c" * 40, files=sorted(files, key=lambda f: f.path), patch=patch
+
+
+def sections(diff: TreeDiff) -> list[tuple[FileChange, str]]:
+    """``diff`` back as its files and their sections, in patch order (to build a bigger one)."""
+    spans = sorted(
+        ((change, change.span) for change in diff.files if change.span is not None),
+        key=lambda pair: pair[1].start,
     )
+    return [(change, diff.patch[span.start : span.end]) for change, span in spans]
 
 
 def rows(view: DiffView) -> list[str]:
@@ -251,13 +273,8 @@ async def test_a_new_diff_of_the_same_task_keeps_choices_and_place() -> None:
         view.file_list.focus()
         await pilot.press("down", "space", "down")
         assert view.text.path == "src/app.py"
-        grown = sample_diff()
-        grown = TreeDiff(
-            base=grown.base,
-            tree="d" * 40,
-            files=[*grown.files, FileChange("z.txt", ChangeAction.CREATED, additions=1)],
-            patch=grown.patch + section("z.txt", ["+z"]),
-        )
+        added = (FileChange("z.txt", ChangeAction.CREATED, additions=1), section("z.txt", ["+z"]))
+        grown = assemble("b" * 40, "d" * 40, [*sections(sample_diff()), added])
         view.show(TASK, grown)
         await pilot.pause()
         assert view.text.path == "src/app.py"
@@ -275,11 +292,8 @@ async def test_a_50000_line_diff_renders_only_what_is_seen() -> None:
         "diff --git a/big.py b/big.py\nnew file mode 100644\nindex 0000000..1111111\n"
         f"--- /dev/null\n+++ b/big.py\n@@ -0,0 +1,{count} @@\n" + body
     )
-    diff = TreeDiff(
-        base="b" * 40,
-        tree="c" * 40,
-        files=[FileChange("big.py", ChangeAction.CREATED, additions=count)],
-        patch=patch,
+    diff = assemble(
+        "b" * 40, "c" * 40, [(FileChange("big.py", ChangeAction.CREATED, additions=count), patch)]
     )
     app = DiffApp()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -309,8 +323,9 @@ async def test_a_50000_line_diff_renders_only_what_is_seen() -> None:
         assert len(text._strips) <= DiffText.STRIP_CACHE_SIZE
 
 
-def test_patch_index_finds_each_file_of_a_real_git_patch(repo: Path) -> None:
-    """Paths with spaces, non-ASCII names (quoted by git), renames, deletions, binaries."""
+async def test_each_file_of_a_real_git_diff_shows_its_own_section(repo: Path) -> None:
+    """Paths with spaces, non-ASCII names (quoted by git), renames, deletions, binaries: the
+    text shown for a file is the section its span names, never a neighbour's."""
     shutil.copy(repo / "app.py", repo / "to move.py")
     (repo / "doomed.txt").write_text("bye\n")
     (repo / "blob.bin").write_bytes(b"\x00\x01\x02")
@@ -324,17 +339,33 @@ def test_patch_index_finds_each_file_of_a_real_git_patch(repo: Path) -> None:
     (repo / "ünïcode.md").write_text("# hé\n")
     (repo / "README.md").write_text("# project\n\nmore\n")
     diff = changes_since(repo, base, with_patch=True)
-    index = index_patch(diff.patch)
-    assert sorted(index) == sorted(change.path for change in diff.files)
-    for change in diff.files:
-        start, end = index[change.path]
-        assert diff.patch.startswith("diff --git ", start)
-        assert end == len(diff.patch) or diff.patch.startswith("diff --git ", end)
-    assert "moved here.py" in index and "ünïcode.md" in index
-
-
-def test_patch_index_of_an_empty_patch_is_empty() -> None:
-    assert index_patch("") == {}
+    expected = {
+        "README.md": "+more",
+        "doomed.txt": "-bye",
+        "moved here.py": "+    return 'hi ' + name",
+        "ünïcode.md": "+# hé",
+    }
+    app = DiffApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        view = app.query_one(DiffView)
+        view.show(TASK, diff)
+        view.file_list.focus()
+        await pilot.pause()
+        seen = {}
+        for _ in diff.files:
+            change = view.file_list.highlighted_file
+            assert change is not None
+            shown = screen_lines(view.text)
+            seen[change.path] = shown
+            assert (shown[0] == BINARY) is change.binary, change.path
+            assert change.binary or shown[0].startswith("diff --git "), change.path
+            await pilot.press("down")
+    assert sorted(seen) == sorted(change.path for change in diff.files)
+    for path, line in expected.items():
+        assert line in seen[path], path
+        others = [other for other in expected if other != path]
+        assert not any(expected[other] in seen[path] for other in others), path
+    assert seen["blob.bin"] == [BINARY] + [""] * (len(seen["blob.bin"]) - 1)
 
 
 async def test_control_characters_and_crlf_never_reach_the_terminal() -> None:
@@ -343,7 +374,7 @@ async def test_control_characters_and_crlf_never_reach_the_terminal() -> None:
     app = DiffApp()
     async with app.run_test(size=(100, 30)) as pilot:
         view = app.query_one(DiffView)
-        view.show(TASK, TreeDiff(base="b" * 40, tree="c" * 40, files=files, patch=patch))
+        view.show(TASK, assemble("b" * 40, "c" * 40, [(files[0], patch)]))
         await pilot.pause()
         shown = screen_lines(view.text)
         assert shown[6] == "+red \\x1b[31mtext"

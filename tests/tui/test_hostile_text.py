@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from caesar_core.fs import atomic_write, dump_json
-from caesar_core.git import FileChange, TreeDiff
+from caesar_core.git import FileChange, assemble
 from caesar_core.protocol import REPORT_V1, ChangeAction, Message, ReportStatus, ToolStatus, ToolUse
 from caesar_core.protocol.report import Change, Finding, Report, Severity
 from caesar_core.store import ask
@@ -42,13 +42,12 @@ def hostile_project(root: Path) -> Project:
     )
     atomic_write(project.store.paths(TASK).report, dump_json(report.to_json_dict()))
     evil_path = f"src/{EVIL}.py"
-    project.diffs[TASK] = TreeDiff(
-        base="a" * 40,
-        tree="b" * 40,
-        files=[FileChange(evil_path, ChangeAction.MODIFIED, None, 1, 0)],
-        patch=f"diff --git a/{evil_path} b/{evil_path}\n--- a/{evil_path}\n+++ b/{evil_path}\n"
-        f"@@ -1 +1 @@\n+{EVIL}\n",
+    patch = (
+        f"diff --git a/{evil_path} b/{evil_path}\n--- a/{evil_path}\n+++ b/{evil_path}\n"
+        f"@@ -1 +1 @@\n+{EVIL}\n"
     )
+    change = FileChange(evil_path, ChangeAction.MODIFIED, None, 1, 0)
+    project.diffs[TASK] = assemble("a" * 40, "b" * 40, [(change, patch)])
     return project
 
 

@@ -83,10 +83,10 @@ async def test_a_call_starting_runs_its_clock_and_a_failing_one_is_marked(tmp_pa
         assert mark in SPINNER
         clock.moment = clock.at(65)
         app.main.tick()
-        assert tool_rows(activity)[0][3] == "1m05s"
+        assert tool_rows(activity)[0][3] == "1m 05s"
         project.emit(TASK, clock.at(70.5), ended("c1", ToolStatus.FAILED))
         await until(pilot, lambda: tool_rows(activity)[0][1] == "✗", "the failure")
-        assert tool_rows(activity) == [("12:00:00", "✗", "bash", "1m10s", "pytest -q")]
+        assert tool_rows(activity) == [("12:00:00", "✗", "bash", "1m 10s", "pytest -q")]
 
 
 async def test_a_message_arriving_is_one_row_glued_from_its_fragments(tmp_path: Path) -> None:
@@ -213,7 +213,7 @@ async def test_a_filter_applied_keeps_the_matching_tasks(tmp_path: Path) -> None
         assert "aaaaaaaa" in text(tree)
         await pilot.press("slash", *"agent:codex", "enter")
         await until(pilot, lambda: "aaaaaaaa" not in text(tree), "the filter")
-        assert "bbbbbbbb codex" in text(tree)
+        assert "bbbbbbbb ☐ codex" in text(tree)
         assert "filter: agent:codex" in static_text(app.query_one(StatusBar))
         await pilot.press("slash", *["backspace"] * 11, "enter")
         await until(pilot, lambda: "aaaaaaaa" in text(tree), "the filter cleared")

@@ -16,11 +16,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NoReturn
 
 from caesar_core.agents.demo.run import Outcome, Run
 from caesar_core.errors import CaesarError
+from caesar_core.executable import caesar_command
 from caesar_core.fs import atomic_write, dump_json
 from caesar_core.protocol.event import Error, QuestionAsked
 from caesar_core.protocol.mailbox import MailboxAnswer
@@ -256,12 +256,13 @@ def delegate(run: Run) -> Outcome:
         {"script": run.options.text("child_script", CHILD_SCRIPT)}, separators=(",", ":")
     )
     run.think("This is a job for a sub-agent: delegating it through caesar run.")
-    caesar = _caesar_executable()
-    args = [caesar, "run", objective, "--agent", "demo", "--context", child_context, "--json"]
+    caesar = _caesar_command()
+    command = ["run", objective, "--agent", "demo", "--context", child_context, "--json"]
+    args = [*caesar, *command]
     done = run.sh(
         args,
         timeout=max(1.0, run.seconds_left() - run.margin()),
-        label=shlex.join(["caesar", *args[1:]]),
+        label=shlex.join(["caesar", *command]),
     )
     child = _child_result(done.stdout)
     child_id = str(child["task_id"]) if child else ""
@@ -312,15 +313,10 @@ def delegate(run: Run) -> Outcome:
     )
 
 
-def _caesar_executable() -> str:
-    """``$CAESAR_DEMO_CAESAR``, else the ``caesar`` beside this interpreter, else on PATH."""
+def _caesar_command() -> list[str]:
+    """``$CAESAR_DEMO_CAESAR``, else this installation's caesar (``caesar_command``)."""
     override = os.environ.get(ENV_CAESAR)
-    if override:
-        return override
-    beside = Path(sys.executable).parent / "caesar"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("caesar") or "caesar"
+    return [override] if override else caesar_command()
 
 
 def _child_result(stdout: str) -> dict[str, Any] | None:

@@ -1,8 +1,8 @@
 """``caesar hook codex``: Codex's Claude-compatible hooks, and its legacy ``notify`` program.
 
-Hooks: the events and payloads of :mod:`.claude_code` (plus ``turn_id``, and ``PostToolUse``
-also after a Bash command that exited non-zero, which becomes status ``error``). What Codex
-cannot express changes the rendering:
+Hooks: the events and payloads of Claude Code (:mod:`.claude_format`), plus ``turn_id``, and
+``PostToolUse`` also after a Bash command that exited non-zero, which becomes status
+``error``. What Codex cannot express changes the rendering:
 
 * PreToolUse cannot ``ask`` (an ``ask`` is a *failed hook* and the tool runs), so
   require_approval is a deny that says so. It cannot halt either (``continue`` there is a failed
@@ -21,9 +21,15 @@ from __future__ import annotations
 import re
 import sys
 
-from caesar_core.bridge.clients import claude_code
-from caesar_core.bridge.clients.claude_code import STOPPING, reason_of
-from caesar_core.bridge.clients.common import Answer, PayloadError, parse_payload, text_field
+from caesar_core.bridge.clients import claude_format
+from caesar_core.bridge.clients.common import (
+    STOPPING,
+    Answer,
+    PayloadError,
+    parse_payload,
+    reason_of,
+    text_field,
+)
 from caesar_core.bridge.clients.driver import Adapter, drive, options
 from caesar_core.bridge.clients.flow import Client, Step
 
@@ -38,7 +44,7 @@ _EXIT_CODE = re.compile(r"\A\s*(?:Exit code|exit_code|Process exited with code):
 
 
 def parse(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Step:
-    step = claude_code.parse_common(
+    step = claude_format.parse_common(
         event,
         payload,
         session=text_field(payload, "session_id"),
@@ -73,7 +79,7 @@ def render(
     if event == "PreToolUse" and response is not None:
         decision = response["decision"]
         if decision == "allow":
-            return claude_code.pre_tool_answer(response)
+            return claude_format.pre_tool_answer(response)
         reason = reason_of(response)
         if decision == "require_approval":
             reason += " (approval needed, and Codex hooks cannot ask: denied)"
@@ -88,7 +94,7 @@ def render(
                 }
             }
         )
-    answer = claude_code.render(event, step, response, payload)
+    answer = claude_format.render(event, step, response, payload)
     if event == "Stop" and answer.stdout is None:
         answer.stdout = {}
     return answer
@@ -157,4 +163,4 @@ def main(argv: list[str]) -> int:
     if rest and rest[-1].lstrip().startswith("{"):
         declared = any(arg.startswith("--integration-mode") for arg in argv)
         return notify(rest[-1], client if declared else NOTIFY_CLIENT)
-    return drive(Adapter(client, claude_code.event_of, parse, render, fail))
+    return drive(Adapter(client, claude_format.event_of, parse, render, fail))

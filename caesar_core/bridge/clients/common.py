@@ -1,4 +1,5 @@
-"""What every hook adapter shares: reading the payload, calling the bridge, answering.
+"""What every hook adapter shares: reading the payload, calling the bridge, answering (the
+reason shown for a decision, which decisions stop the agent).
 
 An adapter must never crash its client: a hook that dies with a traceback is a *non-blocking*
 error in every client (the tool call runs). So the pieces here turn every failure into a value
@@ -30,6 +31,8 @@ ENV_RESPONSES = "CAESAR_HOOK_RESPONSES"
 lines). Responses carry ids, decisions and reasons, never raw inputs."""
 MAX_STDIN = 16 << 20
 """A hook payload larger than this is refused rather than read into memory."""
+STOPPING = frozenset({"halt", "quarantine"})
+"""Decisions that stop the agent, not only the call: every client says so its own way."""
 
 
 class PayloadError(Exception):
@@ -109,6 +112,13 @@ def int_field(payload: Mapping[str, Any], name: str) -> int | None:
 
 
 # -- the bridge ---------------------------------------------------------------------------
+
+
+def reason_of(response: Mapping[str, Any]) -> str:
+    """The reason a client shows for a decision: the bridge's, else the decision named."""
+    reason = response.get("reason")
+    text = reason if isinstance(reason, str) and reason else f"decision {response['decision']}"
+    return f"caesar: {text}"
 
 
 def error_response(op: str, reason: str) -> dict[str, Any]:

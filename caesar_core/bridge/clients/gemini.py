@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import os
 
-from caesar_core.bridge.clients.claude_code import STOPPING, reason_of
 from caesar_core.bridge.clients.common import (
+    STOPPING,
     Answer,
     PayloadError,
     call_bridge,
     int_field,
+    reason_of,
     text_field,
 )
 from caesar_core.bridge.clients.driver import Adapter, drive, options

@@ -35,9 +35,9 @@ MESSAGE_MAX = 4000
 def redacted(text: str, limit: int = MESSAGE_MAX) -> str:
     """Secrets replaced by their kind, then capped; newlines kept (a message is prose)."""
     from caesar_core.bridge.scan import redact
+    from caesar_core.humanize import clip
 
-    clean = redact(text)
-    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+    return clip(redact(text), limit)
 
 
 def tool_summary(tool_input: object) -> str:

@@ -1,7 +1,7 @@
 """``caesar hook vscode``: VS Code agent hooks (Preview), a dialect of Claude Code's.
 
-Differences from :mod:`.claude_code`: the common fields are camelCase (``sessionId``,
-``hookEventName``) while the tool fields stay snake_case; tool names are VS Code's
+Differences from Claude Code's format (:mod:`.claude_format`): the common fields are camelCase
+(``sessionId``, ``hookEventName``) while the tool fields stay snake_case; tool names are VS Code's
 (``runTerminalCommand``, ``editFiles``...), passed to the bridge as they are; matchers are
 ignored, so every hook runs for every tool (the mapping never relies on a matcher); only eight
 events exist (no PostToolUseFailure, StopFailure or SessionEnd). VS Code also runs the hooks of
@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import os
 
-from caesar_core.bridge.clients import claude_code
-from caesar_core.bridge.clients.claude_code import STOPPING, reason_of
-from caesar_core.bridge.clients.common import Answer, text_field
+from caesar_core.bridge.clients import claude_format
+from caesar_core.bridge.clients.common import STOPPING, Answer, reason_of, text_field
 from caesar_core.bridge.clients.driver import Adapter, drive, options
 from caesar_core.bridge.clients.flow import Client, Step
 
@@ -32,7 +31,7 @@ CLIENT = Client("vscode", "vscode")
 
 
 def parse(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Step:
-    return claude_code.parse_common(
+    return claude_format.parse_common(
         event,
         payload,
         session=text_field(payload, "sessionId", "session_id"),
@@ -54,7 +53,7 @@ def render(
     if event == "Stop" and decision == "block" and payload.get("stop_hook_active") is not True:
         specific = {"hookEventName": "Stop", "decision": "block", "reason": reason}
         return Answer({"decision": "block", "reason": reason, "hookSpecificOutput": specific})
-    return claude_code.render(event, step, response, payload)
+    return claude_format.render(event, step, response, payload)
 
 
 def fail(event: str | None, reason: str) -> Answer:
@@ -62,11 +61,11 @@ def fail(event: str | None, reason: str) -> Answer:
         text = f"caesar: {reason}"
         output = {"continue": False, "stopReason": text, "decision": "block", "reason": text}
         return Answer(output, stderr=text, exit_code=2)
-    return claude_code.fail(event, reason)
+    return claude_format.fail(event, reason)
 
 
 def event_of(payload: Mapping[str, Any]) -> str:
-    return claude_code.event_of(payload)
+    return claude_format.event_of(payload)
 
 
 def run(argv: list[str], payload: dict[str, Any] | None = None) -> int:
