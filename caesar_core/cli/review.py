@@ -15,18 +15,32 @@ from caesar_core.terminal import quote_path, safe_text
 @click.command()
 @click.argument("task_id")
 @click.option("--stat", is_flag=True, help="Files with their +/- counts, not the patch.")
+@click.option(
+    "--since-previous",
+    is_flag=True,
+    help="A follow-up turn: what this turn alone changed, not the whole work.",
+)
 @project_options
-def diff(task_id: str, stat: bool, root: Path, as_json: bool) -> None:
+def diff(task_id: str, stat: bool, since_previous: bool, root: Path, as_json: bool) -> None:
     """Show what a task changed, against the commit it started from (never HEAD).
 
-    Symbolic links are listed with where they point. The patch is printed exactly into a pipe
-    (for `git apply`); on a terminal its control characters are shown escaped.
+    Every turn of a task (`caesar continue`) shows the whole work against that commit;
+    --since-previous shows what the turn alone changed. Symbolic links are listed with where
+    they point. The patch is printed exactly into a pipe (for `git apply`); on a terminal its
+    control characters are shown escaped.
     """
+    from caesar_core.runner.turns import since_previous as turn_diff
     from caesar_core.runner.worktrees import diff_json, task_diff
     from caesar_core.store import TaskStore
 
-    record = TaskStore(root).get(task_id)
-    changes = task_diff(record, with_patch=not stat or as_json)
+    store = TaskStore(root)
+    record = store.get(task_id)
+    with_patch = not stat or as_json
+    changes = (
+        turn_diff(store, record, with_patch=with_patch)
+        if since_previous
+        else task_diff(record, with_patch=with_patch)
+    )
     if as_json:
         emit_json(diff_json(task_id, changes))
         return
