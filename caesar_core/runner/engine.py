@@ -51,9 +51,11 @@ from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
 from caesar_core.runner.turns import (
     Continuation,
+    WatchedTranslator,
     claim,
     continuation,
     fresh_session,
+    other_session,
     release,
     session_lost,
     turn_base,
@@ -309,7 +311,7 @@ class Runner:
             resume_session=prepared.resume_session,
         )
         launch = adapter.launch(invocation)
-        translator = adapter.translator(invocation)
+        translator = WatchedTranslator(adapter.translator(invocation))
         env = {
             **self.env,
             **task_environment(paths, task.id, adapter.id, plan.depth),
@@ -338,7 +340,9 @@ class Runner:
                 ):
                     watchdog.arm()
 
-                    def attempt(launch: Launch, translator: Translator, timeout_s: float) -> Exit:
+                    def attempt(
+                        launch: Launch, translator: WatchedTranslator, timeout_s: float
+                    ) -> Exit:
                         return run_agent(
                             launch,
                             task_id=task.id,
@@ -356,6 +360,8 @@ class Runner:
                         invocation, translator, ended = self._fresh_session(
                             prepared, invocation, ended, stream, attempt, timeout_s
                         )
+                    elif other := other_session(invocation.resume_session, translator):
+                        prepared.findings.append(other)
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
         except OSError as error:  # a full disk before the agent ran: its task still concludes
@@ -370,9 +376,9 @@ class Runner:
         invocation: Invocation,
         failed: Exit,
         stream: EventWriter,
-        attempt: Callable[[Launch, Translator, float], Exit],
+        attempt: Callable[[Launch, WatchedTranslator, float], Exit],
         timeout_s: float,
-    ) -> tuple[Invocation, Translator, Exit]:
+    ) -> tuple[Invocation, WatchedTranslator, Exit]:
         """The resumed session could not be loaded: the turn starts a fresh one, with the full
         brief and what is left of its time, and its report says so."""
         adapter, lost = prepared.plan.adapter, invocation.resume_session
@@ -387,7 +393,7 @@ class Runner:
         with contextlib.suppress(OSError):
             self.store.set(prepared.task.id, resumed_session=None, session_id=None)
         fresh = dataclasses.replace(invocation, prompt=prepared.fresh_prompt, resume_session=None)
-        translator = adapter.translator(fresh)
+        translator = WatchedTranslator(adapter.translator(fresh))
         left = max(0.0, timeout_s - failed.duration_ms / 1000)
         return fresh, translator, attempt(adapter.launch(fresh), translator, left)
 
