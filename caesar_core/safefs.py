@@ -348,6 +348,45 @@ def create_exclusive(root: Path, rel: str | PurePath, data: bytes, *, mode: int 
             _unlink_quietly(tmp, dfd)
 
 
+def remove(root: Path, rel: str | PurePath) -> None:
+    """Delete the entry ``root/rel`` (a file, a link -- the link itself -- or a FIFO); a
+    directory is refused. Nothing there is no error."""
+    parent, name = _split(rel)
+    try:
+        dfd = open_dir(root, parent)
+    except FileNotFoundError:
+        return
+    try:
+        os.unlink(name, dir_fd=dfd)
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        raise _explain(error, root / rel, "file", parent=dfd, name=name) from None
+    finally:
+        os.close(dfd)
+
+
+def write_link(root: Path, rel: str | PurePath, target: str) -> None:
+    """Make ``root/rel`` a symbolic link to ``target`` in one rename (whatever was there is
+    replaced, never written through; a directory is refused). The link is made, not followed."""
+    parent, name = _split(rel)
+    with directory(root, parent, create=True) as dfd:
+        for _ in range(100):
+            tmp = f".{name[:64]}.{secrets.token_hex(6)}.tmp"
+            try:
+                os.symlink(target, tmp, dir_fd=dfd)
+            except FileExistsError:
+                continue
+            break
+        else:  # pragma: no cover - 100 collisions of 48 random bits
+            raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+        try:
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except OSError as error:
+            _unlink_quietly(tmp, dfd)
+            raise _explain(error, root / rel, "file", parent=dfd, name=name) from None
+
+
 def open_append(root: Path, rel: str | PurePath, *, mode: int = 0o644) -> int:
     """A descriptor for appending to (and reading) a regular file, created when missing."""
     return open_file(root, rel, os.O_RDWR | os.O_APPEND | os.O_CREAT, mode, create_dirs=True)

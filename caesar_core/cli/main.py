@@ -14,7 +14,7 @@ from caesar_core.cli.demo import demo
 from caesar_core.cli.hooks import hooks
 from caesar_core.cli.mcp import channel, mcp
 from caesar_core.cli.protocol import protocol
-from caesar_core.cli.review import apply, diff, discard, gc
+from caesar_core.cli.review import apply, diff, discard, gc, reject
 from caesar_core.cli.setup import agents, doctor, init
 from caesar_core.cli.tasks import answer, cancel, logs, ps, run
 from caesar_core.cli.turns import continue_
@@ -61,7 +61,9 @@ def cli() -> None:
     and apply from one terminal."""
 
 
-for command in (init, doctor, agents, run, ps, logs, cancel, answer, diff, apply, discard, gc):
+for command in (init, doctor, agents, run, ps, logs, cancel, answer, diff, apply, reject):
+    cli.add_command(command)
+for command in (discard, gc):
     cli.add_command(command)
 cli.add_command(continue_)
 cli.add_command(demo)

@@ -4,8 +4,9 @@ All of it runs on pygit2 (libgit2), never the ``git`` program. Modules, one job 
 ``repo`` (opening repositories, ``GitError``), ``worktree`` (create, remove, list),
 ``checkout`` (filling a new worktree fast), ``filters`` (when content filters are no-ops),
 ``content`` (the tree of a working directory's content, built without touching its index),
-``diff`` (changes since a base commit or a snapshot), ``apply`` (three-way merge into the
-main working tree).
+``diff`` (changes since a base commit or a snapshot), ``hunks`` (a file's patch as hunks),
+``select`` (the files and tree a hunk selection leaves), ``apply`` (three-way merge into the
+main working tree), ``writeout`` (writing the merge's files).
 """
 
 from __future__ import annotations

@@ -1,32 +1,33 @@
 """Bringing a task's changes into the main working tree: a three-way merge, files only.
 
 The ancestor is the task's base commit, "ours" the main repository's HEAD now (it may have
-moved on since the task started), "theirs" the base plus the task's changes. The merge runs
-on trees in the object store; only when it is clean, and only when no file it would touch
-holds uncommitted work of the user, are files written. Nothing is committed and the main
-index is never touched: the user reviews the result with ``git diff`` and commits it.
+moved on since the task started), "theirs" the base plus the task's changes -- all of them, or
+only the selected hunks (``picks``; ``git.select``). The merge runs on trees in the object
+store; only when it is clean, and only when no file it would touch holds uncommitted work of
+the user, are files written. Nothing is committed and the main index is never touched: the user
+reviews the result with ``git diff`` and commits it.
+
+Hunks applied earlier (``applied``, as the task's record keeps them) are not the user's work: a
+file that holds exactly what the earlier applies left there may be written again, and "theirs"
+keeps those hunks for it, so the rest of a task can be applied later, hunk by hunk. A file the
+user changed since (or reverted) is the user's again.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import posixpath
-import secrets
-import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pygit2
-from pygit2.enums import DeltaStatus, FileMode, FileStatus
 
 from caesar_core.errors import ExitCode
-from caesar_core.fs import atomic_write
 from caesar_core.git.content import as_tree, tree_diff
 from caesar_core.git.diff import (
     FileChange,
+    Reconciled,
+    TreeDiff,
     changes_since,
     patch_digest,
     reconcile,
@@ -41,6 +42,9 @@ from caesar_core.git.repo import (
     resolve_commit,
     workdir_of,
 )
+from caesar_core.git.select import selected_files, selected_tree
+from caesar_core.git.writeout import already_there, blocked_paths, delete, plan, write_file
+from caesar_core.review.hunks import Hunk, Pick, Selection, Taken, recorded, resolve
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +56,9 @@ class ApplyResult:
     deleted in the main working tree (fewer when HEAD already had some of the changes), and
     ``digest`` the ``patch_digest`` of the task's patch: record it to tell later whether
     anything is left unapplied. ``already`` are the paths the working tree already held as
-    the merge leaves them (a second apply), so nothing was written there.
+    the merge leaves them (a second apply), so nothing was written there. With a hunk
+    selection, ``picked`` holds each hunk taken now with the changed lines taken (what the
+    record keeps), and ``already_hunks`` the picks the tree already held from an earlier apply.
     """
 
     applied: bool
@@ -62,6 +68,14 @@ class ApplyResult:
     changes: list[FileChange] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)
+    picked: list[tuple[Hunk, frozenset[int]]] = field(default_factory=list)
+    already_hunks: list[str] = field(default_factory=list)
+
+    @property
+    def hunks(self) -> list[str]:
+        """The hunks taken now, as picks (``h_…`` or ``h_…:N-M``)."""
+        selection = Selection({hunk.id: lines for hunk, lines in self.picked})
+        return [str(pick) for pick in selection.picks([hunk for hunk, _ in self.picked])]
 
     @property
     def links(self) -> list[FileChange]:
@@ -77,19 +91,13 @@ class ApplyResult:
             "already_applied": self.already,
             "conflicts": self.conflicts,
             "digest": self.digest,
+            "hunks": self.hunks,
+            "already_applied_hunks": self.already_hunks,
             "links": [
                 {"path": link.path, "target": link.link_target, "outside": link.link_outside}
                 for link in self.links
             ],
         }
-
-
-@dataclass(frozen=True, slots=True)
-class _Write:
-    path: str
-    blob: pygit2.Oid
-    mode: int
-    created: bool
 
 
 def apply_changes(
@@ -100,16 +108,21 @@ def apply_changes(
     paths: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
     allow_outside_links: bool = False,
+    picks: Sequence[Pick] | None = None,
+    applied: Iterable[Taken] = (),
 ) -> ApplyResult:
     """Merge the task's changes (``workdir`` against ``base_ref``) into ``repo_root``'s files.
 
     Conflicts write nothing and come back as ``applied=False`` with the paths involved.
     Uncommitted local changes (or an untracked or ignored file) on any path the merge would
     write raise ``LocalChangesError`` before anything is written, unless the file already
-    holds exactly what the merge would write (the task was applied before). ``paths``
-    restricts the change set; paths outside it stay as the base has them; an empty one is
-    refused (it would select everything). A symbolic link pointing out of the repository
-    raises ``OutsideLinksError`` unless ``allow_outside_links``.
+    holds exactly what the merge would write (the task was applied before) or what earlier
+    applies of ``applied`` hunks left there. ``paths`` restricts the change set; paths outside
+    it stay as the base has them; an empty one is refused (it would select everything).
+    ``picks`` restricts it to those hunks (or changed lines of them): an unknown or stale id,
+    or a bad range, raises ``SelectionError`` with the current ids before anything is done.
+    A symbolic link pointing out of the repository raises ``OutsideLinksError`` unless
+    ``allow_outside_links``.
     """
     if paths is not None and any(not path.strip() for path in paths):
         raise GitError(
@@ -123,12 +136,14 @@ def apply_changes(
     found = reconcile(task_repo, base.tree, exclude=exclude, paths=paths)
     task = to_tree_diff(found, str(base.id), with_patch=True)
     digest = patch_digest(task.patch)
+    hunks = [hunk for change in task.files for hunk in change.hunks]
+    chosen = resolve(picks, hunks) if picks is not None else None
     if task.is_empty:
         return ApplyResult(applied=True, digest=digest)
-    if task.outside_links and not allow_outside_links:
-        raise OutsideLinksError(
-            [(link.path, link.link_target or "") for link in task.outside_links]
-        )
+    changes = task.files if chosen is None else _touched(task, chosen)
+    outside = [change for change in changes if change.link_outside]
+    if outside and not allow_outside_links:
+        raise OutsideLinksError([(link.path, link.link_target or "") for link in outside])
 
     main = open_root(repo_root)
     if main.head_is_unborn:
@@ -142,37 +157,99 @@ def apply_changes(
             f"{workdir} does not share an object store with {repo_root}",
             "apply a task from a worktree of this repository",
         )
-    merged = main.merge_trees(as_tree(main, base.tree.id), ours, as_tree(main, found.tree.id))
+    root = workdir_of(main)
+    base_tree = as_tree(main, base.tree.id)
+    earlier = recorded(applied, hunks)
+    owned, dropped = _earlier_applies(main, root, base_tree, ours, task, earlier)
+    files = sorted({path for change in changes for path in _paths(change)})
+    theirs, picked, already_hunks = _theirs(main, base_tree, found, task, chosen, earlier, dropped)
+    merged = main.merge_trees(base_tree, ours, theirs)
     if merged.conflicts is not None:
         conflicted = {
             entry.path for sides in merged.conflicts for entry in sides if entry is not None
         }
         return ApplyResult(
-            applied=False, files=task.paths, conflicts=sorted(conflicted), changes=task.files
+            applied=False, files=files, conflicts=sorted(conflicted), changes=changes
         )
 
     result = as_tree(main, merged.write_tree(main))
-    writes, deletes = _plan(tree_diff(ours, result))
-    root = workdir_of(main)
-    already = _already_there(main, root, writes, deletes)
+    writes, deletes = plan(tree_diff(ours, result))
+    already = already_there(main, root, writes, deletes)
     writes = [write for write in writes if write.path not in already]
     deletes -= already
-    blocked = _blocked(main, root, writes, deletes)
+    blocked = [path for path in blocked_paths(main, root, writes, deletes) if path not in owned]
     if blocked:
         raise LocalChangesError(blocked)
     for path in sorted(deletes, reverse=True):
-        _delete(root, path)
+        delete(root, path)
     for write in writes:
-        _write(main, root, write)
+        write_file(main, root, write)
     touched = sorted({write.path for write in writes} | deletes)
     return ApplyResult(
         applied=True,
-        files=task.paths,
+        files=files,
         digest=digest,
-        changes=task.files,
+        changes=changes,
         written=touched,
         already=sorted(already),
+        picked=picked,
+        already_hunks=already_hunks,
     )
+
+
+def _theirs(
+    repo: pygit2.Repository,
+    base_tree: pygit2.Tree,
+    found: Reconciled,
+    task: TreeDiff,
+    chosen: Selection | None,
+    earlier: Selection,
+    dropped: set[str],
+) -> tuple[pygit2.Tree, list[tuple[Hunk, frozenset[int]]], list[str]]:
+    """The "theirs" side of the merge, the hunks taken now (with their lines) and the picks
+    already applied. Everything, without a selection; else the base plus the selected hunks
+    and, for the files that still hold them, the hunks applied earlier."""
+    if chosen is None:
+        return as_tree(repo, found.tree.id), [], []
+    hunks = [hunk for change in task.files for hunk in change.hunks]
+    holding = [h.id for c in task.files if not _paths(c) & dropped for h in c.hunks]
+    kept = earlier.only(holding)
+    fresh = chosen.without(kept, hunks)
+    sides = selected_files(repo, task.files, fresh.union(kept))
+    theirs = as_tree(repo, selected_tree(repo, base_tree, sides))
+    picked = [(hunk, fresh.of(hunk)) for hunk in hunks if fresh.has(hunk)]
+    return theirs, picked, [str(pick) for pick in chosen.without(fresh, hunks).picks(hunks)]
+
+
+def _paths(change: FileChange) -> set[str]:
+    return {p for p in (change.path, change.old_path) if p}
+
+
+def _touched(task: TreeDiff, selection: Selection) -> list[FileChange]:
+    """The files of which ``selection`` takes something."""
+    return [c for c in task.files if any(selection.has(hunk) for hunk in c.hunks)]
+
+
+def _earlier_applies(
+    repo: pygit2.Repository,
+    root: Path,
+    base_tree: pygit2.Tree,
+    ours: pygit2.Tree,
+    task: TreeDiff,
+    earlier: Selection,
+) -> tuple[set[str], set[str]]:
+    """Which paths hold exactly what applying ``earlier`` left (``owned``: caesar's, not the
+    user's), and which of the paths those applies changed no longer hold it (``dropped``)."""
+    if not earlier:
+        return set(), set()
+    sides = selected_files(repo, task.files, earlier)
+    then = repo.merge_trees(base_tree, ours, as_tree(repo, selected_tree(repo, base_tree, sides)))
+    if then.conflicts is not None:
+        return set(), {path for change in _touched(task, earlier) for path in _paths(change)}
+    writes, deletes = plan(tree_diff(ours, as_tree(repo, then.write_tree(repo))))
+    owned = already_there(repo, root, writes, deletes)
+    changed = {write.path for write in writes} | deletes
+    return owned, changed - owned
 
 
 def unapplied_work(
@@ -181,15 +258,17 @@ def unapplied_work(
     base_ref: str,
     applied_digest: str | None,
     exclude: Sequence[str] = (),
+    settled: Iterable[Taken] = (),
 ) -> bool:
-    """Whether ``workdir`` holds changes that were not applied (as recorded by the digest).
+    """Whether ``workdir`` holds changes that were not applied (as recorded by the digest, or
+    hunk by hunk: ``settled`` are the hunks applied or rejected, with their lines).
 
     Committed work counts: the worktree is compared with its base commit, not with its
     HEAD, so a task whose agent committed is never mistaken for a clean one. A worktree
     that cannot be read answers True: nothing may be deleted that could not be inspected.
     """
     try:
-        return unapplied_changes(repo_root, workdir, base_ref, applied_digest, exclude)
+        return unapplied_changes(repo_root, workdir, base_ref, applied_digest, exclude, settled)
     except GitError:
         return True
 
@@ -200,6 +279,7 @@ def unapplied_changes(
     base_ref: str,
     applied_digest: str | None,
     exclude: Sequence[str] = (),
+    settled: Iterable[Taken] = (),
 ) -> bool:
     """:func:`unapplied_work`, raising ``GitError`` when the worktree cannot be inspected
     (for callers that say why they keep it)."""
@@ -209,143 +289,8 @@ def unapplied_changes(
     if diff.is_empty:
         return False
     del repo_root  # the worktree shares the object store; its own repository answers
-    return patch_digest(diff.patch) != applied_digest
-
-
-def _plan(diff: pygit2.Diff) -> tuple[list[_Write], set[str]]:
-    """Files to write and to delete so that the working tree goes from HEAD to the merge."""
-    writes: list[_Write] = []
-    deletes: set[str] = set()
-    for delta in diff.deltas:
-        new, old = delta.new_file, delta.old_file
-        if delta.status == DeltaStatus.DELETED:
-            deletes.add(old.path)
-            continue
-        if FileMode.COMMIT in (new.mode, old.mode):
-            raise GitError(
-                f"the task changes the submodule {new.path}",
-                "update the submodule by hand in the main working tree",
-            )
-        writes.append(_Write(new.path, new.id, int(new.mode), delta.status == DeltaStatus.ADDED))
-    writes.sort(key=lambda write: write.path)
-    return writes, deletes
-
-
-def _blocked(
-    repo: pygit2.Repository, root: Path, writes: list[_Write], deletes: set[str]
-) -> list[str]:
-    """Paths the merge would write over something that is not HEAD's committed content."""
-    try:
-        found = repo.status(untracked_files="all", ignored=False)
-    except pygit2.GitError as exc:
-        raise GitError(
-            f"cannot tell which files of {root} have local changes: {exc}",
-            f"check that `git -C '{root}' status` works (a damaged .git/index: "
-            "rm .git/index && git reset -q rebuilds it, keeping your files), then apply again",
-        ) from None
-    status = {
-        path: flags
-        for path, flags in found.items()
-        if flags not in (FileStatus.CURRENT, FileStatus.IGNORED)
-    }
-    blocked = {path for path in (*deletes, *(w.path for w in writes)) if path in status}
-    for write in writes:
-        target = root / write.path
-        if write.created and os.path.lexists(target) and not _replaced(target, write.path, deletes):
-            blocked.add(write.path)
-        parent = posixpath.dirname(write.path)
-        while parent:
-            full = root / parent
-            is_dir = full.is_dir() and not full.is_symlink()
-            if os.path.lexists(full) and not is_dir and parent not in deletes:
-                blocked.add(parent)
-            parent = posixpath.dirname(parent)
-    return sorted(blocked)
-
-
-def _already_there(
-    repo: pygit2.Repository, root: Path, writes: list[_Write], deletes: set[str]
-) -> set[str]:
-    """Paths the working tree already holds as the merge leaves them: nothing to write."""
-    there = {path for path in deletes if not os.path.lexists(root / path)}
-    there.update(write.path for write in writes if _holds(repo, root / write.path, write))
-    return there
-
-
-def _holds(repo: pygit2.Repository, target: Path, write: _Write) -> bool:
-    """Whether ``target`` is already the file (or link) ``write`` would leave there."""
-    try:
-        info = os.lstat(target)
-    except OSError:
+    if patch_digest(diff.patch) == applied_digest:
         return False
-    blob = repo[write.blob]
-    if not isinstance(blob, pygit2.Blob):  # pragma: no cover - merge results hold blobs
-        return False
-    if write.mode == FileMode.LINK:
-        return stat.S_ISLNK(info.st_mode) and os.fsencode(os.readlink(target)) == blob.data
-    executable = write.mode == FileMode.BLOB_EXECUTABLE
-    if not stat.S_ISREG(info.st_mode) or bool(info.st_mode & 0o100) != executable:
-        return False
-    if info.st_size != blob.size:
-        return False
-    try:
-        return target.read_bytes() == blob.data
-    except OSError:
-        return False
-
-
-def _replaced(target: Path, path: str, deletes: set[str]) -> bool:
-    """A directory that only holds files the merge deletes is no obstacle to a file."""
-    if target.is_symlink() or not target.is_dir():
-        return path in deletes
-    for folder, _dirs, names in os.walk(target):
-        for name in names:
-            rel = Path(folder, name).relative_to(target).as_posix()
-            if f"{path}/{rel}" not in deletes:
-                return False
-    return True
-
-
-def _delete(root: Path, path: str) -> None:
-    target = root / path
-    with contextlib.suppress(FileNotFoundError):
-        target.unlink()
-    parent = target.parent
-    while parent != root:
-        try:
-            parent.rmdir()
-        except OSError:
-            break
-        parent = parent.parent
-
-
-def _write(repo: pygit2.Repository, root: Path, write: _Write) -> None:
-    target = root / write.path
-    blob = repo[write.blob]
-    if not isinstance(blob, pygit2.Blob):  # pragma: no cover - merge results hold blobs
-        raise GitError(f"{write.path} is not a file in the merge", "report this as a bug")
-    if target.is_dir() and not target.is_symlink():
-        target.rmdir()  # emptied by the deletions (checked in _blocked)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if write.mode == FileMode.LINK:
-        _replace_with_symlink(target, os.fsdecode(blob.data))
-        return
-    mode = 0o755 if write.mode == FileMode.BLOB_EXECUTABLE else 0o644
-    atomic_write(target, blob.data, mode=mode)
-
-
-def _replace_with_symlink(target: Path, pointee: str) -> None:
-    """Create the symlink under a fresh name, then rename it over ``target`` in one step."""
-    while True:
-        link = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            os.symlink(pointee, link)
-        except FileExistsError:
-            continue
-        break
-    try:
-        os.replace(link, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(link)
-        raise
+    hunks = [hunk for change in diff.files for hunk in change.hunks]
+    done = recorded(settled, hunks)
+    return not all(done.whole(hunk) for hunk in hunks)

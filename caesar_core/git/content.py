@@ -143,7 +143,7 @@ def _blob(
     except (FileNotFoundError, NotADirectoryError):
         return None
     if stat.S_ISLNK(info.st_mode):
-        return _store(repo, os.fsencode(os.readlink(full))), FileMode.LINK
+        return store_blob(repo, os.fsencode(os.readlink(full))), FileMode.LINK
     if not stat.S_ISREG(info.st_mode):
         return None  # a nested repository or a special file: not content git would add
     if mode not in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
@@ -158,10 +158,11 @@ def _blob(
         raise GitError(
             f"cannot read {full}: {exc}", "fix its permissions (or exclude it), then try again"
         ) from exc
-    return _store(repo, data), mode
+    return store_blob(repo, data), mode
 
 
-def _store(repo: pygit2.Repository, data: bytes) -> pygit2.Oid:
+def store_blob(repo: pygit2.Repository, data: bytes) -> pygit2.Oid:
+    """The id of a blob of ``data``, written to the object store when it lacks one."""
     oid = pygit2.hash(data)
     if oid not in repo.odb:
         repo.odb.write(ObjectType.BLOB, data)

@@ -21,6 +21,7 @@ import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, FileMode
 
 from caesar_core.git.content import as_tree, content_tree, exclusions, tree_diff
+from caesar_core.git.hunks import hunks_of
 from caesar_core.git.repo import (
     GitError,
     normalize_rel,
@@ -31,6 +32,7 @@ from caesar_core.git.repo import (
 )
 from caesar_core.layout import CAESAR_DIR
 from caesar_core.protocol.report import ChangeAction
+from caesar_core.review.hunks import Hunk
 
 _ACTIONS = {
     DeltaStatus.ADDED: ChangeAction.CREATED,
@@ -71,7 +73,9 @@ class FileChange:
     it leaves no link); ``link_outside`` says that target leaves the repository (see
     :func:`link_leaves_repository`), which ``apply`` refuses unless asked explicitly. ``span``
     is the file's section of the diff's patch (None when no patch was asked for, or the file
-    has no text in it).
+    has no text in it). ``hunks`` are its hunks (``git.hunks.hunks_of``; filled with the
+    patch, empty without it); ``old_blob``/``new_blob`` (None on the side where the file does
+    not exist) and the modes are the two sides as git stores them.
     """
 
     path: str
@@ -83,6 +87,11 @@ class FileChange:
     link_target: str | None = None
     link_outside: bool = False
     span: PatchSpan | None = None
+    hunks: tuple[Hunk, ...] = ()
+    old_blob: str | None = None
+    new_blob: str | None = None
+    old_mode: int = 0
+    new_mode: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The file as ``caesar diff --json`` and the MCP ``caesar_diff`` show it."""
@@ -96,6 +105,7 @@ class FileChange:
             "link_target": self.link_target,
             "link_outside": self.link_outside,
             "patch_span": self.span.to_json() if self.span else None,
+            "hunks": [hunk.to_json() for hunk in self.hunks],
         }
 
 
@@ -353,9 +363,19 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
             binary=bool(delta.is_binary),
             link_target=target,
             link_outside=target is not None and link_leaves_repository(delta.new_file.path, target),
+            hunks=hunks_of(patch) if with_patch else (),
+            old_blob=_blob_id(delta.old_file),
+            new_blob=_blob_id(delta.new_file),
+            old_mode=int(delta.old_file.mode),
+            new_mode=int(delta.new_file.mode),
         )
         sections.append((change, (patch.text or "") if with_patch else ""))
     return assemble(base, str(found.tree.id), sections)
+
+
+def _blob_id(side: pygit2.DiffFile) -> str | None:
+    """The blob of one side of a delta; None where the file does not exist."""
+    return None if side.mode == 0 or side.id.raw == bytes(20) else str(side.id)
 
 
 def _link_target(repo: pygit2.Repository, oid: pygit2.Oid) -> str:

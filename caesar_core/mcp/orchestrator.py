@@ -1,4 +1,4 @@
-"""``caesar mcp serve``: the eleven tools a main agent drives caesar with, over stdio.
+"""``caesar mcp serve``: the twelve tools a main agent drives caesar with, over stdio.
 
 Thin on purpose: each tool validates its arguments (the SDK does, from the signature), calls
 the session, and turns a ``CaesarError`` into an error result carrying the core's reason and
@@ -40,6 +40,7 @@ TOOLS = (
     "caesar_cancel",
     "caesar_diff",
     "caesar_apply",
+    "caesar_reject",
     "caesar_list_agents",
     "caesar_list_roles",
     "caesar_answer",
@@ -167,10 +168,35 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
         return _call(lambda: session.diff(task_id, since_previous=since_previous))
 
     @server.tool()
-    def caesar_apply(task_id: str) -> dict[str, Any]:
-        """Bring a worktree task's changes into the main working tree (three-way, no
-        commit); conflicts are listed and the tree is left as it was."""
-        return _call(lambda: session.apply(task_id))
+    def caesar_apply(
+        task_id: str,
+        hunks: Annotated[
+            list[str] | None,
+            Field(
+                description="Only these hunks: ids from caesar_diff's files[].hunks[].id, or "
+                "'h_...:N-M' for changed lines N to M of one; absent: everything."
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Bring a worktree task's changes (or only some hunks) into the main working tree
+        (three-way, no commit); conflicts are listed and the tree is left as it was."""
+        return _call(lambda: session.apply(task_id, hunks))
+
+    @server.tool()
+    def caesar_reject(
+        task_id: str,
+        hunks: Annotated[
+            list[str],
+            Field(
+                description="Hunks to revert out of the task's worktree: ids from "
+                "caesar_diff, or 'h_...:N-M' for changed lines N to M of one."
+            ),
+        ],
+        reason: Annotated[str, Field(description="Why, recorded for a follow-up.")] = "",
+    ) -> dict[str, Any]:
+        """Revert hunks out of a finished task's worktree and record them rejected; they
+        leave its diff. The main working tree is not touched."""
+        return _call(lambda: session.reject(task_id, hunks, reason))
 
     @server.tool(annotations=READ_ONLY)
     def caesar_list_agents() -> dict[str, Any]:

@@ -23,6 +23,7 @@ from caesar_core.events.tail import read_last_events
 from caesar_core.protocol.documents import read_shown_report
 from caesar_core.protocol.event import Event, FinishedEvent
 from caesar_core.protocol.report import Report
+from caesar_core.review.hunks import SelectionError, parse_pick
 from caesar_core.runner import control, worktrees
 from caesar_core.runner.delegation import Request
 from caesar_core.runner.engine import Prepared, Runner, StartFailed
@@ -231,9 +232,20 @@ class Session:
         )
         return worktrees.diff_json(task_id, changes)
 
-    def apply(self, task_id: str) -> dict[str, Any]:
+    def apply(self, task_id: str, hunks: Sequence[str] | None = None) -> dict[str, Any]:
         record = self.store.get(check_task_id(task_id))
-        return worktrees.apply_json(task_id, worktrees.apply(self.store, record))
+        picks = None if hunks is None else [parse_pick(spec) for spec in hunks]
+        return worktrees.apply_json(task_id, worktrees.apply(self.store, record, picks=picks))
+
+    def reject(self, task_id: str, hunks: Sequence[str], reason: str = "") -> dict[str, Any]:
+        record = self.store.get(check_task_id(task_id))
+        if not hunks:
+            raise SelectionError(
+                "no hunk named to reject", "name hunks by their ids from caesar_diff"
+            )
+        picks = [parse_pick(spec) for spec in hunks]
+        result = worktrees.reject(self.store, record, picks, reason=reason)
+        return worktrees.reject_json(task_id, result)
 
     def answer(self, task_id: str, question_id: str, text: str) -> dict[str, Any]:
         reply = control.answer(self.store, check_task_id(task_id), question_id, text, by="mcp")

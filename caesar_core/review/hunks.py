@@ -7,8 +7,13 @@ that leave the hunk's own lines alone. A selection names hunks, or changed lines
 turns the old side of a file plus the selected changes into the new text, or reverts the selected
 changes out of the new side (``reverse``), the way ``git add -p`` edits a hunk.
 
-Pure: no git, no files. Lines keep their line endings, so a missing newline at the end of a file
-is carried exactly.
+A hunk that has no lines to pick from (a binary file, a pure rename, a mode change, a link) is a
+*whole* hunk: one for the whole file, taken or left whole (``whole``; its id is made from what
+changed, see ``caesar_core/git/hunks.py``).
+
+Pure: no git, no files. Lines keep their line endings and are split on ``\n`` alone (as git
+splits them), so a missing newline at the end of a file, a lone ``\r`` or a form feed are
+carried exactly.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from caesar_core.errors import CaesarError, ExitCode
 
 HUNK_ID_PREFIX = "h_"
 _ID_HEX = 12
+_SHOWN_IDS = 40
+"""How many current ids a refusal lists."""
 _SPEC = re.compile(r"^(h_[0-9a-f]{12})(?::(\d+)-(\d+))?$")
 
 
@@ -44,6 +51,11 @@ class Hunk:
     new_start: int
     new_lines: int
     lines: tuple[HunkLine, ...] = field(repr=False)
+    digest: str = field(repr=False)
+    """SHA-256 (hex) of what the id is made from: what the record keeps of an applied or
+    rejected hunk (the id is ``h_`` and its first 12 digits)."""
+    whole: bool = False
+    """One hunk for the whole file, with no lines to pick: taken or left whole."""
 
     @property
     def added(self) -> int:
@@ -68,15 +80,34 @@ class Hunk:
             "new_lines": self.new_lines,
             "added": self.added,
             "removed": self.removed,
+            "whole": self.whole,
         }
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines with their endings, split on ``\n`` only (``str.splitlines`` also
+    splits on ``\r``, form feeds and more, which git does not)."""
+    if not text:
+        return []
+    lines = [line + "\n" for line in text.split("\n")]
+    last = lines.pop()[:-1]
+    if last:
+        lines.append(last)
+    return lines
+
+
+def _content_digest(path: str, lines: Iterable[HunkLine], extra: str = "") -> str:
+    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape"))
+    for line in lines:
+        digest.update(b"\0" + line.origin.encode() + line.text.encode("utf-8", "surrogateescape"))
+    if extra:
+        digest.update(b"\1" + extra.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def hunk_id(path: str, lines: Iterable[HunkLine]) -> str:
     """``h_`` + 12 hex of SHA-256 over the path and the hunk's lines (origin and text)."""
-    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape"))
-    for line in lines:
-        digest.update(b"\0" + line.origin.encode() + line.text.encode("utf-8", "surrogateescape"))
-    return HUNK_ID_PREFIX + digest.hexdigest()[:_ID_HEX]
+    return HUNK_ID_PREFIX + _content_digest(path, lines)[:_ID_HEX]
 
 
 def make_hunk(
@@ -89,7 +120,26 @@ def make_hunk(
     lines: Sequence[HunkLine],
 ) -> Hunk:
     kept = tuple(lines)
-    return Hunk(hunk_id(path, kept), path, header, old_start, old_lines, new_start, new_lines, kept)
+    digest = _content_digest(path, kept)
+    return Hunk(
+        HUNK_ID_PREFIX + digest[:_ID_HEX],
+        path,
+        header,
+        old_start,
+        old_lines,
+        new_start,
+        new_lines,
+        kept,
+        digest,
+    )
+
+
+def whole_hunk(path: str, header: str, identity: str) -> Hunk:
+    """The one hunk of a file whose change has no lines to pick (binary, rename, mode, link):
+    its id comes from the path and ``identity`` (what changed: blob ids and modes), its
+    ``header`` says what the change is."""
+    digest = _content_digest(path, (), identity)
+    return Hunk(HUNK_ID_PREFIX + digest[:_ID_HEX], path, header, 0, 0, 0, 0, (), digest, True)
 
 
 # -- selections --------------------------------------------------------------------------
@@ -144,8 +194,111 @@ class Selection:
     def of(self, hunk: Hunk) -> frozenset[int]:
         return self.lines.get(hunk.id, frozenset())
 
+    def has(self, hunk: Hunk) -> bool:
+        """Whether any of ``hunk`` is selected (a whole hunk has no lines, only this)."""
+        return hunk.id in self.lines
+
     def whole(self, hunk: Hunk) -> bool:
-        return len(self.of(hunk)) == hunk.changed
+        return self.has(hunk) and len(self.of(hunk)) == hunk.changed
+
+    def __bool__(self) -> bool:
+        return bool(self.lines)
+
+    def union(self, other: Selection) -> Selection:
+        ids = set(self.lines) | set(other.lines)
+        empty: frozenset[int] = frozenset()
+        return Selection(
+            {hid: self.lines.get(hid, empty) | other.lines.get(hid, empty) for hid in ids}
+        )
+
+    def without(self, other: Selection, hunks: Sequence[Hunk]) -> Selection:
+        """What of this selection ``other`` does not already hold (a whole hunk ``other`` has
+        is gone; lines it has are dropped)."""
+        kept: dict[str, frozenset[int]] = {}
+        for hunk in hunks:
+            if not self.has(hunk):
+                continue
+            if hunk.whole:
+                if not other.has(hunk):
+                    kept[hunk.id] = frozenset()
+                continue
+            rest = self.of(hunk) - other.of(hunk)
+            if rest:
+                kept[hunk.id] = rest
+        return Selection(kept)
+
+    def only(self, ids: Iterable[str]) -> Selection:
+        wanted = set(ids)
+        return Selection({hid: lines for hid, lines in self.lines.items() if hid in wanted})
+
+    def picks(self, hunks: Sequence[Hunk]) -> list[Pick]:
+        """The selection as picks, in ``hunks``' order: whole hunks by id, the others by runs
+        of consecutive changed lines (``h_…:2-4``)."""
+        found: list[Pick] = []
+        for hunk in hunks:
+            if not self.has(hunk):
+                continue
+            if self.whole(hunk) or hunk.whole:
+                found.append(Pick(hunk.id))
+                continue
+            for first, last in _runs(sorted(self.of(hunk))):
+                found.append(Pick(hunk.id, first, last))
+        return found
+
+
+def split(hunk: Hunk) -> list[tuple[int, int]]:
+    """The hunk's changes cut at its context lines, as ranges of changed lines (``s`` in
+    ``caesar apply --interactive``, as in ``git add -p``): one range when it cannot be cut."""
+    groups: list[tuple[int, int]] = []
+    changed = 0
+    after_context = True
+    for line in hunk.lines:
+        if line.origin == " ":
+            after_context = True
+            continue
+        changed += 1
+        if after_context or not groups:
+            groups.append((changed, changed))
+        else:
+            groups[-1] = (groups[-1][0], changed)
+        after_context = False
+    return groups
+
+
+def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for n in numbers:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A hunk as a record keeps it once applied: its id, its digest, and which of its changed
+    lines were taken (``None``: all of them)."""
+
+    hunk_id: str
+    digest: str
+    lines: frozenset[int] | None = None
+
+
+def recorded(taken: Iterable[Taken], hunks: Sequence[Hunk]) -> Selection:
+    """The part of the diff as it is now that ``taken`` names: hunks recorded earlier that are
+    no longer in the diff (or whose digest differs) are left out, lines out of range too."""
+    by_id = {hunk.id: hunk for hunk in hunks}
+    chosen: dict[str, frozenset[int]] = {}
+    for entry in taken:
+        hunk = by_id.get(entry.hunk_id)
+        if hunk is None or hunk.digest != entry.digest:
+            continue
+        everything = frozenset(range(1, hunk.changed + 1))
+        lines = everything if entry.lines is None else entry.lines & everything
+        if lines or hunk.whole:
+            chosen[hunk.id] = chosen.get(hunk.id, frozenset()) | lines
+    return Selection(chosen)
 
 
 def resolve(picks: Sequence[Pick], hunks: Sequence[Hunk]) -> Selection:
@@ -158,13 +311,21 @@ def resolve(picks: Sequence[Pick], hunks: Sequence[Hunk]) -> Selection:
     chosen: dict[str, set[int]] = {}
     unknown = [str(pick) for pick in picks if pick.hunk_id not in by_id]
     if unknown:
-        current = ", ".join(sorted(by_id)) or "none: the diff is empty"
+        ids = sorted(by_id)
+        current = ", ".join(ids[:_SHOWN_IDS]) or "none: the diff is empty"
+        if len(ids) > _SHOWN_IDS:
+            current += f" and {len(ids) - _SHOWN_IDS} more (see `caesar diff ID --hunks`)"
         raise SelectionError(
             f"no such hunk in the task's diff now: {', '.join(unknown)}",
             f"the worktree may have changed since the diff was read; current hunks: {current}",
         )
     for pick in picks:
         hunk = by_id[pick.hunk_id]
+        if hunk.whole and pick.first is not None:
+            raise SelectionError(
+                f"{pick}: {hunk.path}'s change ({hunk.header}) has no lines to choose from",
+                f"take it whole: --hunk {hunk.id}",
+            )
         span = (
             set(range(1, hunk.changed + 1))
             if pick.first is None or pick.last is None
@@ -204,11 +365,16 @@ def apply_selection(
     (the worktree); selected changes are undone, everything else stays as in the worktree.
     ``hunks`` are all the hunks of this one file, in order.
     """
-    source = text.splitlines(keepends=True)
+    source = split_lines(text)
     out: list[str] = []
     cursor = 0  # index into ``source``
     keep_side, drop_side = ("+", "-") if reverse else ("-", "+")
     for hunk in sorted(hunks, key=lambda h: h.new_start if reverse else h.old_start):
+        if hunk.whole:
+            raise HunkMismatchError(
+                f"{hunk.path}: hunk {hunk.id} ({hunk.header}) has no lines to apply",
+                "take the file's new side whole (see caesar_core/git/hunks.py)",
+            )
         start = (hunk.new_start if reverse else hunk.old_start) - 1
         count = hunk.new_lines if reverse else hunk.old_lines
         if count == 0:

@@ -351,21 +351,16 @@ def _next_turn(store: TaskStore, record: TaskRecord) -> TaskRecord | None:
 
 def rejected_hunks(record: TaskRecord) -> list[FollowUpHunk]:
     """The hunks a reviewer rejected out of the turn's work (``caesar reject``), with why."""
-    found: list[FollowUpHunk] = []
-    for hunk in _list(record, "rejected_hunks"):
-        path = _text(hunk, "path")
-        if not path:
-            continue
-        lines = [clip(str(line), LINE_CHARS) for line in _list(hunk, "lines")[:HUNK_LINES]]
-        found.append(
-            FollowUpHunk(
-                path=path,
-                header=_text(hunk, "header"),
-                reason=_text(hunk, "reason"),
-                lines=lines,
-            )
+    return [
+        FollowUpHunk(
+            path=hunk.path,
+            header=hunk.header,
+            reason=hunk.reason,
+            lines=[clip(line.rstrip("\r\n"), LINE_CHARS) for line in hunk.lines[:HUNK_LINES]],
         )
-    return found
+        for hunk in record.rejected_hunks
+        if hunk.path
+    ]
 
 
 def failed_checks(record: TaskRecord) -> list[FollowUpCheck]:

@@ -30,8 +30,11 @@ from caesar_core.git import (
     remove_worktree,
     unapplied_changes,
 )
+from caesar_core.git.repo import open_repository
+from caesar_core.review.hunks import Pick, resolve
+from caesar_core.review.revert import revert
 from caesar_core.runner.sweep import abandoned
-from caesar_core.store.record import TaskRecord
+from caesar_core.store.record import TaskRecord, applied_hunk, rejected_hunk
 from caesar_core.store.store import TaskStore
 
 
@@ -100,11 +103,15 @@ def apply(
     record: TaskRecord,
     paths: Sequence[str] | None = None,
     *,
+    picks: Sequence[Pick] | None = None,
     allow_outside_links: bool = False,
 ) -> ApplyResult:
     """Bring a worktree task's changes into the main working tree, three-way, uncommitted.
 
-    Symbolic links pointing out of the repository are refused unless ``allow_outside_links``.
+    ``picks`` takes only those hunks (or changed lines of them); the record keeps each hunk
+    taken (id, digest, lines), so the rest can be applied later and ``gc`` counts what is
+    left. Symbolic links pointing out of the repository are refused unless
+    ``allow_outside_links``.
     """
     worktree = _worktree(record, "apply")
     repo = _main_repository(record)
@@ -117,10 +124,72 @@ def apply(
             paths=paths,
             exclude=record.excluded_paths,
             allow_outside_links=allow_outside_links,
+            picks=picks,
+            applied=record.taken,
         )
-    if result.applied and result.files:
-        store.set(record.id, applied_at=datetime.now(UTC), applied_digest=result.digest)
+    now = datetime.now(UTC)
+    if result.applied and picks is not None and result.picked:
+        taken = [applied_hunk(hunk, lines, now) for hunk, lines in result.picked]
+        store.update(
+            record.id,
+            lambda r: r.model_copy(
+                update={"applied_at": now, "applied_hunks": [*r.applied_hunks, *taken]}
+            ),
+        )
+    elif result.applied and picks is None and result.files:
+        store.set(record.id, applied_at=now, applied_digest=result.digest)
     return result
+
+
+@dataclass(frozen=True)
+class RejectResult:
+    """The outcome of :func:`reject`: the hunks reverted out of the task's worktree (as
+    picks), the worktree's paths written or removed, and the reason recorded."""
+
+    hunks: list[str]
+    files: list[str]
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as ``caesar reject --json`` and the MCP ``caesar_reject`` return it."""
+        return {"rejected": True, "hunks": self.hunks, "files": self.files, "reason": self.reason}
+
+
+def reject(
+    store: TaskStore, record: TaskRecord, picks: Sequence[Pick], *, reason: str = ""
+) -> RejectResult:
+    """Revert ``picks`` out of the task's worktree and record them rejected, with ``reason``.
+
+    They leave the task's diff; the record keeps their lines for a follow-up turn. A task
+    still running is refused (its agent writes the same files).
+    """
+    worktree = _worktree(record, "reject hunks from")
+    if not record.status.terminal and not abandoned(record):
+        raise CaesarError(
+            f"task {record.id} is still {record.status.value}: its agent may be writing the "
+            "files the hunks are in",
+            f"wait for it to finish, or cancel it first: caesar cancel {record.id}",
+            exit_code=ExitCode.USAGE,
+        )
+    diff = task_diff(record, with_patch=True)
+    assert diff is not None  # a worktree task always has git to ask
+    hunks = [hunk for change in diff.files for hunk in change.hunks]
+    selection = resolve(picks, hunks)
+    with _inspecting(record):
+        written = revert(worktree, open_repository(worktree), diff.files, selection)
+    now = datetime.now(UTC)
+    chosen = [hunk for hunk in hunks if selection.has(hunk)]
+    entries = [rejected_hunk(hunk, selection.of(hunk), reason, now) for hunk in chosen]
+    store.update(
+        record.id,
+        lambda r: r.model_copy(update={"rejected_hunks": [*r.rejected_hunks, *entries]}),
+    )
+    return RejectResult([str(pick) for pick in selection.picks(chosen)], written, reason)
+
+
+def reject_json(task_id: str, result: RejectResult) -> dict[str, Any]:
+    """A reject's outcome as ``caesar reject --json`` and the MCP ``caesar_reject`` return it."""
+    return {"task_id": task_id, **result.to_json()}
 
 
 def discard(store: TaskStore, record: TaskRecord, *, force: bool = False) -> None:
@@ -221,7 +290,7 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
                 )
             )
             continue
-        reason = "applied" if record.applied_digest else "no changes"
+        reason = "applied" if record.applied_digest or record.applied_hunks else "no changes"
         if force and unapplied:
             reason = "forced: unapplied work discarded"
         if dry_run:
@@ -270,7 +339,12 @@ def _holds_unapplied_work(repo: Path, worktree: Path, record: TaskRecord) -> boo
     """Whether the worktree holds work never applied; ``GitError`` when it cannot be told."""
     assert record.base_ref is not None
     return unapplied_changes(
-        repo, worktree, record.base_ref, record.applied_digest, exclude=record.excluded_paths
+        repo,
+        worktree,
+        record.base_ref,
+        record.applied_digest,
+        exclude=record.excluded_paths,
+        settled=record.settled,
     )
 
 

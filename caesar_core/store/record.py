@@ -16,6 +16,7 @@ from pydantic import AwareDatetime, Field, TypeAdapter
 from caesar_core.protocol._base import ProtocolModel
 from caesar_core.protocol.report import ReportStatus
 from caesar_core.protocol.task import Isolation, Mode
+from caesar_core.review.hunks import Hunk, Taken
 
 RECORD_V1: Literal["caesar.record/v1"] = "caesar.record/v1"
 NO_ENDING = -1
@@ -50,6 +51,66 @@ class ReportSource(StrEnum):
 class VerifiedBy(StrEnum):
     GIT = "git"
     DECLARATION = "declaration"
+
+
+MAX_KEPT_LINES = 400
+"""How many lines of a rejected hunk the record keeps for the follow-up brief."""
+MAX_KEPT_LINE = 500
+"""How many characters of each of them."""
+
+
+class AppliedHunk(ProtocolModel):
+    """A hunk applied to the user's tree (``caesar apply --hunk``), or changed lines of it."""
+
+    id: str
+    digest: str
+    """``Hunk.digest``: the hunk's whole content, so a hunk that merely shares the id is not it."""
+    path: str
+    lines: list[int] | None = None
+    """The changed lines taken (1-based among its ``-``/``+`` lines); absent: all of them."""
+    applied_at: AwareDatetime
+
+
+class RejectedHunk(ProtocolModel):
+    """A hunk reverted out of the task's worktree by a reviewer, with why."""
+
+    id: str
+    digest: str
+    path: str
+    header: str = ""
+    reason: str = ""
+    lines: list[str] = Field(default_factory=list)
+    """The hunk as the diff showed it (``-old``, ``+new``, `` context``), clipped to
+    ``MAX_KEPT_LINES`` of ``MAX_KEPT_LINE`` characters: what a follow-up brief quotes."""
+    rejected_lines: list[int] | None = None
+    """The changed lines rejected; absent: all of them."""
+    rejected_at: AwareDatetime
+
+
+def applied_hunk(hunk: Hunk, lines: frozenset[int], when: datetime) -> AppliedHunk:
+    whole = hunk.whole or len(lines) == hunk.changed
+    return AppliedHunk(
+        id=hunk.id,
+        digest=hunk.digest,
+        path=hunk.path,
+        lines=None if whole else sorted(lines),
+        applied_at=when,
+    )
+
+
+def rejected_hunk(hunk: Hunk, lines: frozenset[int], reason: str, when: datetime) -> RejectedHunk:
+    whole = hunk.whole or len(lines) == hunk.changed
+    shown = [(line.origin + line.text)[:MAX_KEPT_LINE] for line in hunk.lines[:MAX_KEPT_LINES]]
+    return RejectedHunk(
+        id=hunk.id,
+        digest=hunk.digest,
+        path=hunk.path,
+        header=hunk.header,
+        reason=reason,
+        lines=shown,
+        rejected_lines=None if whole else sorted(lines),
+        rejected_at=when,
+    )
 
 
 class TaskRecord(ProtocolModel):
@@ -94,6 +155,10 @@ class TaskRecord(ProtocolModel):
     """When its worktree and branch were removed (``caesar discard`` or ``caesar gc``)."""
     applied_digest: str | None = None
     """sha256 of the patch applied, so `caesar gc` can tell an applied worktree from new work."""
+    applied_hunks: list[AppliedHunk] = Field(default_factory=list)
+    """Hunks applied one by one (``caesar apply --hunk``), in the order they were."""
+    rejected_hunks: list[RejectedHunk] = Field(default_factory=list)
+    """Hunks a reviewer reverted out of the worktree (``caesar reject``)."""
     ended_reason: str | None = None
     """Why the task ended as it did, in words (cancelled by whom, which deadline)."""
     orchestrator_pid: int | None = None
@@ -143,9 +208,24 @@ class TaskRecord(ProtocolModel):
         """Whether the task is one turn of several: a follow-up, or followed up."""
         return self.continues is not None or self.continued_by is not None
 
+    @property
+    def taken(self) -> list[Taken]:
+        """The hunks applied so far, as ``git.apply_changes`` takes them."""
+        return [_taken(h.id, h.digest, h.lines) for h in self.applied_hunks]
+
+    @property
+    def settled(self) -> list[Taken]:
+        """The hunks applied or rejected: what no longer counts as unapplied work."""
+        rejected = [_taken(h.id, h.digest, h.rejected_lines) for h in self.rejected_hunks]
+        return [*self.taken, *rejected]
+
     def age(self, now: datetime) -> float:
         """Seconds since creation."""
         return (now - self.created_at).total_seconds()
+
+
+def _taken(hunk_id: str, digest: str, lines: list[int] | None) -> Taken:
+    return Taken(hunk_id, digest, None if lines is None else frozenset(lines))
 
 
 RECORD_ADAPTER: TypeAdapter[TaskRecord] = TypeAdapter(TaskRecord)

@@ -36,7 +36,7 @@ async def test_the_ten_tools_are_listed(repo: Path) -> None:
         listed = await client.list_tools()
 
     assert sorted(tool.name for tool in listed.tools) == sorted(TOOLS)
-    assert len(TOOLS) == 10
+    assert len(TOOLS) == 12
     delegate = next(t for t in listed.tools if t.name == "caesar_delegate")
     assert "objective" in delegate.input_schema["required"]
 

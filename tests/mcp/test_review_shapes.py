@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.conftest import result_json, session
+from caesar_core.store import TaskStore
+from tests.mcp.conftest import error_text, result_json, session
 from tests.runner.conftest import caesar, context, run_json
 
 FILE_KEYS = {
@@ -20,6 +21,18 @@ FILE_KEYS = {
     "link_target",
     "link_outside",
     "patch_span",
+    "hunks",
+}
+HUNK_KEYS = {
+    "id",
+    "header",
+    "old_start",
+    "old_lines",
+    "new_start",
+    "new_lines",
+    "added",
+    "removed",
+    "whole",
 }
 DIFF_KEYS = {"task_id", "base", "tree", "is_empty", "files", "patch"}
 APPLY_KEYS = {
@@ -30,6 +43,8 @@ APPLY_KEYS = {
     "already_applied",
     "conflicts",
     "digest",
+    "hunks",
+    "already_applied_hunks",
     "links",
 }
 
@@ -61,6 +76,10 @@ async def test_a_diff_reads_the_same_from_the_cli_and_from_mcp(repo: Path) -> No
     notes = files["DEMO_NOTES.md"]
     assert (notes["action"], notes["old_path"], notes["binary"]) == ("created", None, False)
     assert notes["additions"] > 0 and notes["deletions"] == 0
+    (created,) = notes["hunks"]
+    assert set(created) == HUNK_KEYS and created["id"].startswith("h_")
+    assert (created["old_start"], created["old_lines"], created["removed"]) == (0, 0, 0)
+    assert created["added"] == notes["additions"] == created["new_lines"]
     patch = from_cli["patch"]
     for change in files.values():
         span = change["patch_span"]
@@ -106,3 +125,40 @@ async def test_without_git_both_say_no_diff_the_same_way(tmp_path: Path) -> None
         "patch": "",
     }
     assert from_cli == {"task_id": task_id, **expected}
+
+
+async def test_hunks_apply_and_reject_through_mcp(repo: Path) -> None:
+    task_id = work_task(repo)
+    diff = cli_json(repo, "diff", task_id)
+    by_path = {f["path"]: [h["id"] for h in f["hunks"]] for f in diff["files"]}
+    (notes,) = by_path["DEMO_NOTES.md"]
+    (readme,) = by_path["README.md"]
+    worktree = Path(TaskStore(repo).get(task_id).worktree_path or "")
+    async with session("mcp", "serve", "--root", str(repo), cwd=repo) as client:
+        applied = result_json(
+            await client.call_tool("caesar_apply", {"task_id": task_id, "hunks": [notes]})
+        )
+        stale = await client.call_tool(
+            "caesar_apply", {"task_id": task_id, "hunks": ["h_000000000000"]}
+        )
+        bad = await client.call_tool("caesar_reject", {"task_id": task_id, "hunks": ["nope"]})
+        rejected = result_json(
+            await client.call_tool(
+                "caesar_reject", {"task_id": task_id, "hunks": [readme], "reason": "not this"}
+            )
+        )
+        after = result_json(await client.call_tool("caesar_diff", {"task_id": task_id}))
+
+    assert set(applied) == APPLY_KEYS and applied["hunks"] == [notes]
+    assert applied["written"] == ["DEMO_NOTES.md"] and (repo / "DEMO_NOTES.md").exists()
+    assert "no such hunk" in error_text(stale) and readme in error_text(stale)
+    assert "not a hunk selection" in error_text(bad)
+    assert rejected == {
+        "task_id": task_id,
+        "rejected": True,
+        "hunks": [readme],
+        "files": ["README.md"],
+        "reason": "not this",
+    }
+    assert [f["path"] for f in after["files"]] == ["DEMO_NOTES.md"]
+    assert (worktree / "README.md").read_text() == (repo / "README.md").read_text()

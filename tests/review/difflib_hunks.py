@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import difflib
 
-from caesar_core.review.hunks import Hunk, HunkLine, make_hunk
+from caesar_core.review.hunks import Hunk, HunkLine, make_hunk, split_lines
 
 
 def hunks_of(path: str, old: str, new: str, context: int = 3) -> list[Hunk]:
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
+    a = split_lines(old)
+    b = split_lines(new)
     found: list[Hunk] = []
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
         lines: list[HunkLine] = []

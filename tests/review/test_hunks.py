@@ -14,6 +14,7 @@ from caesar_core.review.hunks import (
     apply_selection,
     parse_pick,
     resolve,
+    split,
 )
 from tests.review.difflib_hunks import hunks_of
 
@@ -89,3 +90,12 @@ def test_bad_selections_are_refused_with_the_current_ids() -> None:
     for bad in ("h_xyz", "h_000000000000:0-1", "h_000000000000:3-2", ""):
         with pytest.raises(SelectionError):
             parse_pick(bad)
+
+
+def test_split_cuts_at_context_lines() -> None:
+    old = "".join(f"{c}\n" for c in "abcdefgh")
+    new = old.replace("b\n", "B\n").replace("d\n", "D\nD2\n")
+    (hunk,) = hunks_of("f.txt", old, new)
+    assert split(hunk) == [(1, 2), (3, 5)]
+    first = resolve([Pick(hunk.id, 1, 2)], [hunk])
+    assert apply_selection(old, [hunk], first) == old.replace("b\n", "B\n")
