@@ -48,6 +48,7 @@ screenshots: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/eventlog.py
 	$(BIN)/python benchmarks/reconcile.py
+	$(BIN)/python benchmarks/review.py
 	$(BIN)/python benchmarks/spawn.py
 	$(BIN)/python benchmarks/bridge.py
 	$(BIN)/python benchmarks/watch.py

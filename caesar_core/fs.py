@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 
-def atomic_write(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+def atomic_write(path: Path, data: bytes, *, mode: int = 0o644, durable: bool = True) -> None:
     """Replace ``path`` with ``data``: a reader sees the old file or the new one, never a mix.
 
     The temporary file lives in the same directory so ``os.replace`` stays a rename on one
-    filesystem; it is fsynced first so a crash cannot leave an empty file behind the new name.
+    filesystem; it is fsynced first (unless not ``durable``: files of a working tree, which git
+    does not fsync either) so a crash cannot leave an empty file behind the new name.
     """
-    tmp = _durable_temp(path, data, mode)
+    tmp = _durable_temp(path, data, mode, fsync=durable)
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -47,14 +48,15 @@ def dump_json(value: Any) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def _durable_temp(path: Path, data: bytes, mode: int) -> str:
+def _durable_temp(path: Path, data: bytes, mode: int, *, fsync: bool = True) -> str:
     """A fully written, fsynced temporary file beside ``path``, ready to be renamed or linked."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)
         _write_all(fd, data)
-        os.fsync(fd)
+        if fsync:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         _unlink_quietly(tmp)

@@ -7,9 +7,8 @@ MCP return channel, native structured output, or the report file).
 
 A follow-up turn (``task.followup``) opens with what it continues instead: the previous
 objective, what the reviewer asks now, their open comments with the code, the hunks they
-rejected with why, and the output of the checks that failed. That material comes from the
-agent's own work (its code, its tests' output), so its control characters are escaped, and
-each block is fenced longer than any backtick run inside it.
+rejected with why, and the output of the checks that failed (``review.followup`` renders
+those, escaped and fenced: they quote the agent's own work).
 
 The text is a pure function of its inputs (no timestamps, no randomness), so a task rendered
 twice gets the same prompt, and the brief can be snapshot-tested and reproduced from
@@ -19,14 +18,13 @@ twice gets the same prompt, and the brief can be snapshot-tested and reproduced 
 from __future__ import annotations
 
 import json
-import re
 from typing import Literal, assert_never
 
 from caesar_core.protocol.task import FollowUp, Mode, Task
 from caesar_core.protocol.taskdir import ENV_REPORT_PATH
 from caesar_core.protocol.versions import CURRENT, DocumentKind
 from caesar_core.report.extract import EXAMPLE_REPORT
-from caesar_core.terminal import safe_text
+from caesar_core.review.followup import checks_section, clean, comments_section, rejected_section
 
 Tier = Literal["channel", "schema", "file"]
 """How the report comes back (the same values as ``caesar_core.agents.base.ReportTier``)."""
@@ -68,7 +66,8 @@ def render_brief(
 
 
 def _followup(task: Task, followup: FollowUp, resumed: bool) -> list[str]:
-    """The opening of a follow-up turn: what it continues, then the review, item by item."""
+    """The opening of a follow-up turn: what it continues, then the review, item by item
+    (``review.followup``)."""
     if resumed:
         lead = (
             "This goes on in your previous session. The workspace holds the work of the earlier "
@@ -85,75 +84,20 @@ def _followup(task: Task, followup: FollowUp, resumed: bool) -> list[str]:
         )
     sections = [f"# Follow-up: turn {followup.turn} of task {followup.first_turn}\n\n{lead}"]
     if followup.turn > 2 and followup.first_objective != followup.previous_objective:
-        sections.append(f"## The task (turn 1)\n\n{_clean(followup.first_objective)}")
+        sections.append(f"## The task (turn 1)\n\n{clean(followup.first_objective)}")
     sections += [
-        f"## Previous objective\n\n{_clean(followup.previous_objective)}",
-        f"## What to do now\n\n{_clean(task.objective)}",
+        f"## Previous objective\n\n{clean(followup.previous_objective)}",
+        f"## What to do now\n\n{clean(task.objective)}",
+        comments_section(followup.comments),
+        rejected_section(followup.rejected_hunks),
+        checks_section(followup.failed_checks),
     ]
-    if followup.comments:
-        items = [
-            f"`{_clean(c.path)}` {_lines(c.start_line, c.end_line)}: {_clean(c.text)}"
-            + (_indented(_fenced("\n".join(c.code))) if c.code else "")
-            for c in followup.comments
-        ]
-        sections.append(_items("## Review comments", "Open comments on your work:", items))
-    if followup.rejected_hunks:
-        items = [
-            f"`{_clean(h.path)}`{f' `{_clean(h.header)}`' if h.header else ''}: "
-            f"{_clean(h.reason) or 'no reason given'}"
-            + (_indented(_fenced("\n".join(h.lines), "diff")) if h.lines else "")
-            for h in followup.rejected_hunks
-        ]
-        sections.append(
-            _items(
-                "## Rejected changes",
-                "The reviewer took these changes out of the workspace; do not make them again "
-                "as they were:",
-                items,
-            )
-        )
-    if followup.failed_checks:
-        blocks = [
-            f"### `{_clean(c.command)}`{f' ({_clean(c.outcome)})' if c.outcome else ''}"
-            + (f"\n\n{_fenced(c.output)}" if c.output.strip() else "")
-            for c in followup.failed_checks
-        ]
-        intro = "caesar ran the project's checks on the work; these failed (end of output):"
-        sections.append("## Failing checks\n\n" + intro + "\n\n" + "\n\n".join(blocks))
     if followup.omitted:
         sections.append(
             f"({followup.omitted} more review item(s) left out to keep this short; the whole "
             "work is in the workspace.)"
         )
-    return sections
-
-
-def _clean(text: str) -> str:
-    """Text from the work (code, test output, an agent's objective): controls escaped."""
-    return safe_text(text.strip("\n"), lines=True)
-
-
-def _lines(first: int, last: int) -> str:
-    return f"line {first}" if first == last else f"lines {first}-{last}"
-
-
-_BACKTICKS = re.compile(r"`{3,}")
-
-
-def _fenced(text: str, info: str = "") -> str:
-    """``text`` in a code fence longer than any backtick run inside it."""
-    body = _clean(text)
-    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=2)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{body}\n{fence}"
-
-
-def _indented(block: str) -> str:
-    return "\n" + "\n".join(f"  {line}" if line else "" for line in block.split("\n"))
-
-
-def _items(title: str, intro: str, items: list[str]) -> str:
-    return f"{title}\n\n{intro}\n\n" + "\n".join(f"- {item}" for item in items)
+    return [section for section in sections if section]
 
 
 def _constraints(task: Task) -> list[str]:

@@ -26,7 +26,6 @@ from caesar_core.errors import ExitCode
 from caesar_core.git.content import as_tree, tree_diff
 from caesar_core.git.diff import (
     FileChange,
-    Reconciled,
     TreeDiff,
     changes_since,
     patch_digest,
@@ -42,8 +41,15 @@ from caesar_core.git.repo import (
     resolve_commit,
     workdir_of,
 )
-from caesar_core.git.select import selected_files, selected_tree
-from caesar_core.git.writeout import already_there, blocked_paths, delete, plan, write_file
+from caesar_core.git.select import FileSide, selected_files, selected_tree
+from caesar_core.git.writeout import (
+    Write,
+    already_there,
+    blocked_paths,
+    delete,
+    plan,
+    write_file,
+)
 from caesar_core.review.hunks import Hunk, Pick, Selection, Taken, recorded, resolve
 
 
@@ -162,18 +168,14 @@ def apply_changes(
     earlier = recorded(applied, hunks)
     owned, dropped = _earlier_applies(main, root, base_tree, ours, task, earlier)
     files = sorted({path for change in changes for path in _paths(change)})
-    theirs, picked, already_hunks = _theirs(main, base_tree, found, task, chosen, earlier, dropped)
-    merged = main.merge_trees(base_tree, ours, theirs)
-    if merged.conflicts is not None:
-        conflicted = {
-            entry.path for sides in merged.conflicts for entry in sides if entry is not None
-        }
-        return ApplyResult(
-            applied=False, files=files, conflicts=sorted(conflicted), changes=changes
-        )
-
-    result = as_tree(main, merged.write_tree(main))
-    writes, deletes = plan(tree_diff(ours, result))
+    sides, picked, already_hunks = _selected(main, task, chosen, earlier, dropped)
+    if sides is None:
+        outcome = _merge(main, base_tree, ours, as_tree(main, found.tree.id))
+    else:
+        outcome = _merge_sides(main, base_tree, ours, sides)
+    if isinstance(outcome, Conflicts):
+        return ApplyResult(applied=False, files=files, conflicts=outcome.paths, changes=changes)
+    writes, deletes = outcome
     already = already_there(main, root, writes, deletes)
     writes = [write for write in writes if write.path not in already]
     deletes -= already
@@ -197,28 +199,79 @@ def apply_changes(
     )
 
 
-def _theirs(
+def _selected(
     repo: pygit2.Repository,
-    base_tree: pygit2.Tree,
-    found: Reconciled,
     task: TreeDiff,
     chosen: Selection | None,
     earlier: Selection,
     dropped: set[str],
-) -> tuple[pygit2.Tree, list[tuple[Hunk, frozenset[int]]], list[str]]:
-    """The "theirs" side of the merge, the hunks taken now (with their lines) and the picks
-    already applied. Everything, without a selection; else the base plus the selected hunks
-    and, for the files that still hold them, the hunks applied earlier."""
+) -> tuple[list[FileSide] | None, list[tuple[Hunk, frozenset[int]]], list[str]]:
+    """The files "theirs" holds (None: the task's whole tree), the hunks taken now (with their
+    lines) and the picks already applied: the selected hunks and, for the files that still
+    hold them, the hunks applied earlier."""
     if chosen is None:
-        return as_tree(repo, found.tree.id), [], []
+        return None, [], []
     hunks = [hunk for change in task.files for hunk in change.hunks]
     holding = [h.id for c in task.files if not _paths(c) & dropped for h in c.hunks]
     kept = earlier.only(holding)
     fresh = chosen.without(kept, hunks)
     sides = selected_files(repo, task.files, fresh.union(kept))
-    theirs = as_tree(repo, selected_tree(repo, base_tree, sides))
     picked = [(hunk, fresh.of(hunk)) for hunk in hunks if fresh.has(hunk)]
-    return theirs, picked, [str(pick) for pick in chosen.without(fresh, hunks).picks(hunks)]
+    return sides, picked, [str(pick) for pick in chosen.without(fresh, hunks).picks(hunks)]
+
+
+@dataclass(frozen=True, slots=True)
+class Conflicts:
+    paths: list[str]
+
+
+def _merge(
+    repo: pygit2.Repository, base_tree: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree
+) -> tuple[list[Write], set[str]] | Conflicts:
+    """The three-way merge on trees: what to write and delete to go from HEAD to it."""
+    merged = repo.merge_trees(base_tree, ours, theirs)
+    if merged.conflicts is not None:
+        found = {entry.path for sides in merged.conflicts for entry in sides if entry is not None}
+        return Conflicts(sorted(found))
+    return plan(tree_diff(ours, as_tree(repo, merged.write_tree(repo))))
+
+
+def _merge_sides(
+    repo: pygit2.Repository, base_tree: pygit2.Tree, ours: pygit2.Tree, sides: list[FileSide]
+) -> tuple[list[Write], set[str]] | Conflicts:
+    """:func:`_merge` of the base with ``sides`` in place. A path HEAD has as the base has it
+    merges to the side itself, written from memory; only the others go through the merge."""
+    direct: list[FileSide] = []
+    merging: list[FileSide] = []
+    for side in sides:
+        same = _entry(ours, side.path) == _entry(base_tree, side.path)
+        (direct if same else merging).append(side)
+    writes: list[Write] = []
+    deletes: set[str] = set()
+    if merging:
+        theirs = as_tree(repo, selected_tree(repo, base_tree, merging))
+        outcome = _merge(repo, base_tree, ours, theirs)
+        if isinstance(outcome, Conflicts):
+            return outcome
+        writes, deletes = outcome
+    for side in direct:
+        now = _entry(ours, side.path)
+        if side.blob is None:
+            if now is not None:
+                deletes.add(side.path)
+        elif now != (str(side.blob), side.mode):
+            writes.append(Write(side.path, side.blob, side.mode, now is None, side.data))
+    writes.sort(key=lambda write: write.path)
+    return writes, deletes
+
+
+def _entry(tree: pygit2.Tree, path: str) -> tuple[str, int] | None:
+    """The blob id and mode at ``path`` in ``tree``; None when it has none."""
+    try:
+        found = tree[path]
+    except KeyError:
+        return None
+    return str(found.id), int(found.filemode)
 
 
 def _paths(change: FileChange) -> set[str]:
@@ -242,11 +295,10 @@ def _earlier_applies(
     user's), and which of the paths those applies changed no longer hold it (``dropped``)."""
     if not earlier:
         return set(), set()
-    sides = selected_files(repo, task.files, earlier)
-    then = repo.merge_trees(base_tree, ours, as_tree(repo, selected_tree(repo, base_tree, sides)))
-    if then.conflicts is not None:
+    outcome = _merge_sides(repo, base_tree, ours, selected_files(repo, task.files, earlier))
+    if isinstance(outcome, Conflicts):
         return set(), {path for change in _touched(task, earlier) for path in _paths(change)}
-    writes, deletes = plan(tree_diff(ours, as_tree(repo, then.write_tree(repo))))
+    writes, deletes = outcome
     owned = already_there(repo, root, writes, deletes)
     changed = {write.path for write in writes} | deletes
     return owned, changed - owned

@@ -351,6 +351,7 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
         delta = patch.delta
         action = _ACTIONS.get(delta.status, ChangeAction.MODIFIED)
         _, additions, deletions = patch.line_stats
+        data = patch.data if with_patch else b""  # the text git would print, made once
         target = None
         if action is not ChangeAction.DELETED and delta.new_file.mode == FileMode.LINK:
             target = _link_target(found.repo, delta.new_file.id)
@@ -363,13 +364,13 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
             binary=bool(delta.is_binary),
             link_target=target,
             link_outside=target is not None and link_leaves_repository(delta.new_file.path, target),
-            hunks=hunks_of(patch) if with_patch else (),
+            hunks=hunks_of(patch, data) if with_patch else (),
             old_blob=_blob_id(delta.old_file),
             new_blob=_blob_id(delta.new_file),
             old_mode=int(delta.old_file.mode),
             new_mode=int(delta.new_file.mode),
         )
-        sections.append((change, (patch.text or "") if with_patch else ""))
+        sections.append((change, data.decode("utf-8", "replace") if with_patch else ""))
     return assemble(base, str(found.tree.id), sections)
 
 

@@ -23,17 +23,27 @@ from caesar_core.review.hunks import Selection, apply_selection
 
 @dataclass(frozen=True, slots=True)
 class FileSide:
-    """One file a selection leaves: its blob and mode, or ``blob`` None when it is gone."""
+    """One file a selection leaves: its blob and mode, or ``blob`` None when it is gone.
+
+    ``data`` is the content of a file taken in part, computed here: its blob id is known but
+    not stored until :func:`store` (a partial apply writes such files without storing them)."""
 
     path: str
     blob: pygit2.Oid | None
     mode: int
+    data: bytes | None = None
+
+    def content(self, repo: pygit2.Repository) -> bytes | None:
+        """The file's bytes; None when the selection deletes it."""
+        if self.blob is None:
+            return None
+        return self.data if self.data is not None else blob_data(repo, self.blob)
 
 
 def selected_files(
     repo: pygit2.Repository, changes: Iterable[FileChange], selection: Selection
 ) -> list[FileSide]:
-    """The files ``selection`` leaves, for each change it touches; new blobs are stored."""
+    """The files ``selection`` leaves, for each change it touches (nothing is stored)."""
     sides: list[FileSide] = []
     for change in changes:
         if not any(selection.has(hunk) for hunk in change.hunks):
@@ -51,14 +61,23 @@ def selected_files(
         base = blob_data(repo, change.old_blob).decode("utf-8", "surrogateescape")
         data = apply_selection(base, change.hunks, selection).encode("utf-8", "surrogateescape")
         mode = change.old_mode if deleted else change.new_mode
-        sides.append(FileSide(change.path, store_blob(repo, data), mode))
+        sides.append(FileSide(change.path, pygit2.hash(data), mode, data))
     return sides
+
+
+def store(repo: pygit2.Repository, sides: Sequence[FileSide]) -> None:
+    """Write the blobs of the files computed in memory to the object store."""
+    for side in sides:
+        if side.data is not None:
+            store_blob(repo, side.data)
 
 
 def selected_tree(
     repo: pygit2.Repository, base_tree: pygit2.Tree, sides: Sequence[FileSide]
 ) -> pygit2.Oid:
-    """``base_tree`` with ``sides`` in place: the tree of the base plus the selected changes."""
+    """``base_tree`` with ``sides`` in place: the tree of the base plus the selected changes
+    (their blobs are stored first)."""
+    store(repo, sides)
     index = pygit2.Index()
     index.read_tree(base_tree)
     for side in sides:

@@ -4,7 +4,8 @@
 ``already_there`` finds those the working tree already holds as the merge leaves them;
 ``blocked_paths`` those that hold the user's uncommitted work (or stand in the way), which
 ``git.apply`` refuses before anything is written; ``delete`` and ``write_file`` do the writing
-(atomic replaces; a link is made under a fresh name and renamed into place).
+(atomic replaces; a link is made under a fresh name and renamed into place). Like git's own
+checkout, the working tree's files are not fsynced: a rename makes each one whole or absent.
 """
 
 from __future__ import annotations
@@ -27,12 +28,21 @@ from caesar_core.git.repo import GitError
 @dataclass(frozen=True, slots=True)
 class Write:
     """One file the merge leaves in the working tree: its blob and mode, and whether HEAD lacks
-    it (``created``)."""
+    it (``created``); ``data`` is its content when it is at hand (a blob not stored)."""
 
     path: str
     blob: pygit2.Oid
     mode: int
     created: bool
+    data: bytes | None = None
+
+    def content(self, repo: pygit2.Repository) -> bytes:
+        if self.data is not None:
+            return self.data
+        blob = repo[self.blob]
+        if not isinstance(blob, pygit2.Blob):  # pragma: no cover - merge results hold blobs
+            raise GitError(f"{self.path} is not a file in the merge", "report this as a bug")
+        return blob.data
 
 
 def plan(diff: pygit2.Diff) -> tuple[list[Write], set[str]]:
@@ -101,18 +111,16 @@ def _holds(repo: pygit2.Repository, target: Path, write: Write) -> bool:
         info = os.lstat(target)
     except OSError:
         return False
-    blob = repo[write.blob]
-    if not isinstance(blob, pygit2.Blob):  # pragma: no cover - merge results hold blobs
-        return False
+    data = write.content(repo)
     if write.mode == FileMode.LINK:
-        return stat.S_ISLNK(info.st_mode) and os.fsencode(os.readlink(target)) == blob.data
+        return stat.S_ISLNK(info.st_mode) and os.fsencode(os.readlink(target)) == data
     executable = write.mode == FileMode.BLOB_EXECUTABLE
     if not stat.S_ISREG(info.st_mode) or bool(info.st_mode & 0o100) != executable:
         return False
-    if info.st_size != blob.size:
+    if info.st_size != len(data):
         return False
     try:
-        return target.read_bytes() == blob.data
+        return target.read_bytes() == data
     except OSError:
         return False
 
@@ -144,17 +152,15 @@ def delete(root: Path, path: str) -> None:
 
 def write_file(repo: pygit2.Repository, root: Path, write: Write) -> None:
     target = root / write.path
-    blob = repo[write.blob]
-    if not isinstance(blob, pygit2.Blob):  # pragma: no cover - merge results hold blobs
-        raise GitError(f"{write.path} is not a file in the merge", "report this as a bug")
+    data = write.content(repo)
     if target.is_dir() and not target.is_symlink():
-        target.rmdir()  # emptied by the deletions (checked in _blocked)
+        target.rmdir()  # emptied by the deletions (checked in blocked_paths)
     target.parent.mkdir(parents=True, exist_ok=True)
     if write.mode == FileMode.LINK:
-        _replace_with_symlink(target, os.fsdecode(blob.data))
+        _replace_with_symlink(target, os.fsdecode(data))
         return
     mode = 0o755 if write.mode == FileMode.BLOB_EXECUTABLE else 0o644
-    atomic_write(target, blob.data, mode=mode)
+    atomic_write(target, data, mode=mode, durable=False)
 
 
 def _replace_with_symlink(target: Path, pointee: str) -> None:

@@ -58,6 +58,8 @@ class FollowUpHunk(ProtocolModel):
     reason: str = ""
     lines: list[str] = Field(default_factory=list)
     """The hunk as the diff showed it: `` context``, ``-removed``, ``+added``."""
+    rejected_lines: list[int] | None = None
+    """The changed lines rejected (1-based among its ``-``/``+`` lines); absent: all of them."""
 
 
 class FollowUpCheck(ProtocolModel):

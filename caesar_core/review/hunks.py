@@ -11,9 +11,10 @@ A hunk that has no lines to pick from (a binary file, a pure rename, a mode chan
 *whole* hunk: one for the whole file, taken or left whole (``whole``; its id is made from what
 changed, see ``caesar_core/git/hunks.py``).
 
-Pure: no git, no files. Lines keep their line endings and are split on ``\n`` alone (as git
-splits them), so a missing newline at the end of a file, a lone ``\r`` or a form feed are
-carried exactly.
+One module for the model, the picks and the pure apply: they are one vocabulary, used together
+by every caller (git, the CLI, MCP, the review screen). Pure: no git, no files. Lines keep
+their line endings and are split on ``\n`` alone (as git splits them), so a missing newline at
+the end of a file, a lone ``\r`` or a form feed are carried exactly.
 """
 
 from __future__ import annotations
@@ -41,8 +42,16 @@ class HunkLine:
     text: str
 
 
+NO_NEWLINE = "\\ No newline at end of file\n"
+"""What follows, in a hunk's body, a line that has no newline (as git writes it)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Hunk:
+    """One hunk of one file. ``body`` is its lines as a unified diff writes them (origin and
+    text, ``NO_NEWLINE`` after a last line without one), which is what the id is made from;
+    ``lines`` parses it when asked, so listing thousands of hunks costs no line objects."""
+
     id: str
     path: str
     header: str
@@ -50,7 +59,7 @@ class Hunk:
     old_lines: int
     new_start: int
     new_lines: int
-    lines: tuple[HunkLine, ...] = field(repr=False)
+    body: str = field(repr=False)
     digest: str = field(repr=False)
     """SHA-256 (hex) of what the id is made from: what the record keeps of an applied or
     rejected hunk (the id is ``h_`` and its first 12 digits)."""
@@ -58,12 +67,16 @@ class Hunk:
     """One hunk for the whole file, with no lines to pick: taken or left whole."""
 
     @property
+    def lines(self) -> tuple[HunkLine, ...]:
+        return parse_body(self.body)
+
+    @property
     def added(self) -> int:
-        return sum(1 for line in self.lines if line.origin == "+")
+        return _count(self.body, "+")
 
     @property
     def removed(self) -> int:
-        return sum(1 for line in self.lines if line.origin == "-")
+        return _count(self.body, "-")
 
     @property
     def changed(self) -> int:
@@ -84,6 +97,33 @@ class Hunk:
         }
 
 
+def _count(body: str, origin: str) -> int:
+    return body.count("\n" + origin) + body.startswith(origin)
+
+
+def render_body(lines: Iterable[HunkLine]) -> str:
+    """Lines as a hunk's body: origin and text each, ``NO_NEWLINE`` after one without."""
+    parts: list[str] = []
+    for line in lines:
+        parts.append(line.origin + line.text)
+        if not line.text.endswith("\n"):
+            parts.append("\n" + NO_NEWLINE)
+    return "".join(parts)
+
+
+def parse_body(body: str) -> tuple[HunkLine, ...]:
+    """The lines of a hunk's body (the inverse of :func:`render_body`)."""
+    found: list[HunkLine] = []
+    for raw in body.split("\n")[:-1]:
+        if raw.startswith("\\"):
+            if found:
+                last = found[-1]
+                found[-1] = HunkLine(last.origin, last.text[:-1])
+            continue
+        found.append(HunkLine(raw[:1], raw[1:] + "\n"))
+    return tuple(found)
+
+
 def split_lines(text: str) -> list[str]:
     """``text``'s lines with their endings, split on ``\n`` only (``str.splitlines`` also
     splits on ``\r``, form feeds and more, which git does not)."""
@@ -96,18 +136,27 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def _content_digest(path: str, lines: Iterable[HunkLine], extra: str = "") -> str:
-    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape"))
-    for line in lines:
-        digest.update(b"\0" + line.origin.encode() + line.text.encode("utf-8", "surrogateescape"))
+def content_digest(path: str, body: str, extra: str = "") -> str:
+    """SHA-256 (hex) of a path and a hunk's body (and, for a whole hunk, what changed)."""
+    data = path.encode("utf-8", "surrogateescape") + b"\0" + body.encode("utf-8", "surrogateescape")
     if extra:
-        digest.update(b"\1" + extra.encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+        data += b"\1" + extra.encode("utf-8", "surrogateescape")
+    return hashlib.sha256(data).hexdigest()
 
 
-def hunk_id(path: str, lines: Iterable[HunkLine]) -> str:
-    """``h_`` + 12 hex of SHA-256 over the path and the hunk's lines (origin and text)."""
-    return HUNK_ID_PREFIX + _content_digest(path, lines)[:_ID_HEX]
+def hunk_from_body(
+    path: str,
+    header: str,
+    old_start: int,
+    old_lines: int,
+    new_start: int,
+    new_lines: int,
+    body: str,
+) -> Hunk:
+    """A hunk from its body as git's patch text holds it."""
+    digest = content_digest(path, body)
+    hid = HUNK_ID_PREFIX + digest[:_ID_HEX]
+    return Hunk(hid, path, header, old_start, old_lines, new_start, new_lines, body, digest)
 
 
 def make_hunk(
@@ -119,27 +168,16 @@ def make_hunk(
     new_lines: int,
     lines: Sequence[HunkLine],
 ) -> Hunk:
-    kept = tuple(lines)
-    digest = _content_digest(path, kept)
-    return Hunk(
-        HUNK_ID_PREFIX + digest[:_ID_HEX],
-        path,
-        header,
-        old_start,
-        old_lines,
-        new_start,
-        new_lines,
-        kept,
-        digest,
-    )
+    body = render_body(lines)
+    return hunk_from_body(path, header, old_start, old_lines, new_start, new_lines, body)
 
 
 def whole_hunk(path: str, header: str, identity: str) -> Hunk:
     """The one hunk of a file whose change has no lines to pick (binary, rename, mode, link):
     its id comes from the path and ``identity`` (what changed: blob ids and modes), its
     ``header`` says what the change is."""
-    digest = _content_digest(path, (), identity)
-    return Hunk(HUNK_ID_PREFIX + digest[:_ID_HEX], path, header, 0, 0, 0, 0, (), digest, True)
+    digest = content_digest(path, "", identity)
+    return Hunk(HUNK_ID_PREFIX + digest[:_ID_HEX], path, header, 0, 0, 0, 0, "", digest, True)
 
 
 # -- selections --------------------------------------------------------------------------
@@ -370,6 +408,8 @@ def apply_selection(
     cursor = 0  # index into ``source``
     keep_side, drop_side = ("+", "-") if reverse else ("-", "+")
     for hunk in sorted(hunks, key=lambda h: h.new_start if reverse else h.old_start):
+        if not selection.has(hunk):
+            continue  # a hunk left out leaves its lines as ``text`` has them
         if hunk.whole:
             raise HunkMismatchError(
                 f"{hunk.path}: hunk {hunk.id} ({hunk.header}) has no lines to apply",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from caesar_core.git.diff import TreeDiff
 from caesar_core.git.repo import open_repository
-from caesar_core.git.select import FileSide, blob_data, selected_files
+from caesar_core.git.select import FileSide, selected_files
 from caesar_core.review.hunks import Hunk, Pick, resolve
 from caesar_core.store.record import TaskRecord
 
@@ -54,4 +54,4 @@ def selected_contents(record: TaskRecord, picks: Sequence[Pick]) -> dict[str, by
     if not sides:
         return {}
     repo = open_repository(Path(record.worktree_path or record.workspace))
-    return {side.path: None if side.blob is None else blob_data(repo, side.blob) for side in sides}
+    return {side.path: side.content(repo) for side in sides}

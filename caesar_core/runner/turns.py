@@ -31,7 +31,6 @@ from caesar_core.git import (
     changes_between_snapshots,
     snapshot,
 )
-from caesar_core.humanize import clip
 from caesar_core.protocol.event import Error, EventPayload, Progress
 from caesar_core.protocol.report import Finding, Severity, Usage
 from caesar_core.protocol.task import (
@@ -41,6 +40,7 @@ from caesar_core.protocol.task import (
     FollowUpHunk,
     Isolation,
 )
+from caesar_core.review.followup import followup_hunk
 from caesar_core.runner.delegation import NetworkChoice, Request
 from caesar_core.runner.supervise import Exit
 from caesar_core.runner.sweep import sweep_one
@@ -50,9 +50,6 @@ from caesar_core.store.store import TaskStore, UnknownTaskError
 REVIEW_BUDGET = 60_000
 """Characters of review material (comments, hunks, check output) a brief carries at most: the
 brief is one command-line argument, and Linux refuses one past 128 KiB."""
-HUNK_LINES = 120
-"""Lines of one rejected hunk quoted."""
-LINE_CHARS = 400
 CHECK_OUTPUT = 4_000
 """Characters of a failed check's output quoted: its end, where the failures are."""
 
@@ -351,16 +348,7 @@ def _next_turn(store: TaskStore, record: TaskRecord) -> TaskRecord | None:
 
 def rejected_hunks(record: TaskRecord) -> list[FollowUpHunk]:
     """The hunks a reviewer rejected out of the turn's work (``caesar reject``), with why."""
-    return [
-        FollowUpHunk(
-            path=hunk.path,
-            header=hunk.header,
-            reason=hunk.reason,
-            lines=[clip(line.rstrip("\r\n"), LINE_CHARS) for line in hunk.lines[:HUNK_LINES]],
-        )
-        for hunk in record.rejected_hunks
-        if hunk.path
-    ]
+    return [followup_hunk(hunk) for hunk in record.rejected_hunks if hunk.path]
 
 
 def failed_checks(record: TaskRecord) -> list[FollowUpCheck]:

@@ -51,7 +51,7 @@ def test_a_follow_up_opens_with_what_it_continues_and_the_review_in_order() -> N
         "Previous objective",
         "What to do now",
         "Review comments",
-        "Rejected changes",
+        "Changes the reviewer rejected",
         "Failing checks",
         "`pytest -q` (exit 1)",
     ]
@@ -61,9 +61,10 @@ def test_a_follow_up_opens_with_what_it_continues_and_the_review_in_order() -> N
     assert section(brief, "What to do now") == "Keep the old error message."
     comments = section(brief, "Review comments")
     assert "- `src/parser.py` lines 3-5: too clever\n  ```\n  x = 1\n  ```" in comments
-    rejected = section(brief, "Rejected changes")
-    assert "- `src/api.py` `@@ -1,2 +1,2 @@`: public API" in rejected
-    assert "  ```diff\n   keep\n  -old()\n  +new()\n  ```" in rejected
+    rejected = section(brief, "Changes the reviewer rejected")
+    assert "- `src/api.py`: public API\n\n```diff\n@@ -1,2 +1,2 @@\n keep\n-old()\n+new()\n```" in (
+        rejected
+    )
     assert "```\n1 failed\n```" in brief
     assert f"set `task_id` to `{task.id}`" in brief  # this turn's report, not the previous one's
 
@@ -71,7 +72,7 @@ def test_a_follow_up_opens_with_what_it_continues_and_the_review_in_order() -> N
 def test_a_fresh_session_is_told_it_starts_without_memory() -> None:
     brief = render_brief(make_task(followup=followup()), tier="schema", resumed=False)
     assert "Your earlier session could not be resumed" in brief
-    assert "Review comments" not in brief and "Rejected changes" not in brief
+    assert "Review comments" not in brief and "reviewer rejected" not in brief
 
 
 def test_a_third_turn_names_the_task_and_the_previous_objective() -> None:
@@ -89,7 +90,7 @@ def test_the_work_quoted_cannot_break_its_fence_or_the_command_line() -> None:
     )
     brief = render_brief(make_task(followup=review), tier="file")
     assert "\x00" not in brief and "\x1b" not in brief
-    assert "  `````diff\n" in brief  # longer than any backtick run inside
+    assert "\n`````diff\n" in brief  # longer than any backtick run inside
     assert "\\x00" in brief
 
 

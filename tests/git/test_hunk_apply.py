@@ -15,7 +15,7 @@ from caesar_core.git import (
     unapplied_changes,
 )
 from caesar_core.git.repo import open_repository
-from caesar_core.review.hunks import Hunk, Pick, SelectionError, Taken, resolve
+from caesar_core.review.hunks import Hunk, Pick, SelectionError, Taken, make_hunk, resolve
 from caesar_core.review.revert import revert
 from tests.git import TASK_ID, commit_all, git, make_repo, write
 
@@ -226,5 +226,8 @@ def test_no_newline_at_end_is_folded_into_the_text(task: tuple[Path, Path, str])
     write(wt, "f.txt", BASE.rstrip("\n"))
     (hunk,) = hunks(wt, base)
     assert [line.text for line in hunk.lines if line.origin in "+-"] == ["line 40\n", "line 40"]
+    # The id is the content's: the same lines made into a hunk by hand give the same one.
+    again = make_hunk(hunk.path, hunk.header, 37, 4, 37, 4, hunk.lines)
+    assert (again.id, again.body) == (hunk.id, hunk.body)
     apply_changes(root, wt, base, picks=[Pick(hunk.id)])
     assert (root / "f.txt").read_bytes() == BASE.rstrip("\n").encode()

@@ -265,3 +265,18 @@ def interact(repo: Path, args: list[str], answers: list[str], timeout: float = 6
     text = screen.decode(errors="replace").replace("\r\n", "\n")
     assert process.returncode == 0, text
     return text
+
+
+def test_reject_refuses_a_hard_link_to_a_file_outside(
+    repo: Path, task: tuple[str, Path], tmp_path: Path
+) -> None:
+    task_id, worktree = task
+    outside = tmp_path / "precious.txt"
+    outside.write_text(edited(BASE, *THREE))
+    (worktree / "lines.txt").unlink()
+    os.link(outside, worktree / "lines.txt")
+    first = hunk_ids(repo, task_id)[0]
+    done = caesar(repo, "reject", task_id, "--hunk", first)
+    assert done.returncode == 1 and "hard link" in done.stderr
+    assert outside.read_text() == edited(BASE, *THREE)
+    assert TaskStore(repo).get(task_id).rejected_hunks == []
