@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from caesar_core.store import TaskStore
 from tests.runner.conftest import (
     CAESAR,
     caesar,
@@ -274,3 +275,49 @@ def test_gc_leaves_a_chain_to_its_latest_turn(repo: Path) -> None:
 def test_continue_of_a_malformed_id_is_a_usage_error(repo: Path, bad: str) -> None:
     done = caesar(repo, "continue", bad)
     assert done.returncode == 2, done.stderr
+
+
+def test_the_failed_checks_of_the_previous_turn_go_to_the_next(repo: Path) -> None:
+    """The record of a turn whose ``[review] checks`` failed, as caesar's checks write it."""
+    first = work_task(repo)["task_id"]
+    results = [
+        {"command": "ruff check", "exit_code": 0, "output_tail": ""},
+        {"command": "pytest -q", "exit_code": 1, "output_tail": "FAILED test_app.py::test_x"},
+        {"command": "mypy .", "exit_code": None, "timed_out": True, "output_tail": "..."},
+        {"command": "slow", "exit_code": None, "cancelled": True},
+    ]
+    checks = {"state": "failed", "started_at": "2026-01-01T00:00:00Z", "results": results}
+    TaskStore(repo).set(first, checks=checks)
+
+    second = continue_json(repo, first, "make the tests pass")
+    assert second["_exit"] == 0, second["_stderr"]
+    task = json.loads((Path(second["task_dir"]) / "task.json").read_text())
+    assert task["followup"]["failed_checks"] == [
+        {"command": "pytest -q", "outcome": "exit 1", "output": "FAILED test_app.py::test_x"},
+        {"command": "mypy .", "outcome": "timed out", "output": "..."},
+    ]
+    notes = (Path(second["workspace"]) / "DEMO_NOTES.md").read_text()
+    assert "- turn 2: check `pytest -q` failed (exit 1)" in notes
+
+
+def test_a_read_only_task_in_place_is_continued_in_place(repo: Path) -> None:
+    first = run_json(
+        repo,
+        "look",
+        "--agent",
+        "demo",
+        "--mode",
+        "read-only",
+        "--isolation",
+        "inplace",
+        "--context",
+        context("quick"),
+    )
+    assert first["_exit"] == 0, first["_stderr"]
+    second = continue_json(repo, first["task_id"], "look closer")
+    assert second["_exit"] == 0, second["_stderr"]
+    assert second["workspace"] == first["workspace"] == str(repo)
+    row = rows(repo)[second["task_id"]]
+    assert (row["isolation"], row["mode"]) == ("inplace", "read-only")
+    assert "nothing changed" in second["report"]["summary"]
+    assert diff_paths(repo, second["task_id"], "--since-previous") == []

@@ -62,7 +62,8 @@ def _answer(run: Run, comment: FollowUpComment, turn: int) -> str | None:
     if relative.is_absolute() or ".." in relative.parts:
         return None
     path = run.workspace / Path(*relative.parts)
-    if not path.is_file() or path.is_symlink():
+    inside = path.resolve().is_relative_to(run.workspace.resolve())
+    if not inside or not path.is_file() or path.is_symlink():
         return None
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
     at = min(comment.end_line, len(lines))
