@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from caesar_core.humanize import clip
 from caesar_core.protocol.task import FollowUpCheck, FollowUpComment, FollowUpHunk
-from caesar_core.store.record import RejectedHunk
+from caesar_core.store.record import RejectedHunk, TaskRecord
 from caesar_core.terminal import safe_text
 
 MAX_SHOWN = 50
@@ -24,6 +24,8 @@ MAX_SHOWN = 50
 HUNK_LINES = 120
 """Lines of one rejected hunk the task file carries."""
 LINE_CHARS = 400
+CHECK_OUTPUT = 4_000
+"""Characters of a failed check's output carried: its end, where the failures are."""
 
 _BACKTICKS = re.compile(r"`{3,}")
 
@@ -39,6 +41,52 @@ def followup_hunk(hunk: RejectedHunk) -> FollowUpHunk:
         lines=lines,
         rejected_lines=hunk.rejected_lines,
     )
+
+
+def rejected_hunks(record: TaskRecord) -> list[FollowUpHunk]:
+    """The hunks a reviewer rejected out of the turn's work (``caesar reject``), with why."""
+    return [followup_hunk(hunk) for hunk in record.rejected_hunks if hunk.path]
+
+
+def failed_checks(record: TaskRecord) -> list[FollowUpCheck]:
+    """The checks caesar ran on the turn's work (``[review] checks``) that did not pass."""
+    checks = _get(record, "checks")
+    found: list[FollowUpCheck] = []
+    for result in _list(checks, "results"):
+        command = _text(result, "command")
+        exit_code = _get(result, "exit_code")
+        error = _text(result, "error")
+        timed_out = _get(result, "timed_out") is True
+        if not command or _get(result, "cancelled") is True:
+            continue
+        if exit_code == 0 and not timed_out and not error:
+            continue
+        if error:
+            outcome = f"not run: {error}"
+        elif timed_out:
+            outcome = "timed out"
+        else:
+            outcome = "no exit code" if exit_code is None else f"exit {exit_code}"
+        output = _text(result, "output_tail")[-CHECK_OUTPUT:]
+        found.append(FollowUpCheck(command=command, outcome=outcome, output=output))
+    return found
+
+
+def _get(item: object, name: str) -> object:
+    """A field of a record's part, be it a model or the plain JSON a newer caesar wrote."""
+    if isinstance(item, dict):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+def _list(item: object, name: str) -> list[object]:
+    value = _get(item, name)
+    return list(value) if isinstance(value, list) else []
+
+
+def _text(item: object, name: str) -> str:
+    value = _get(item, name)
+    return value if isinstance(value, str) else ""
 
 
 def comments_section(comments: Sequence[FollowUpComment]) -> str:

@@ -46,20 +46,16 @@ from caesar_core.protocol.versions import REPORT_V1, TASK_V1
 from caesar_core.runner.delegation import Plan, Request, decide
 from caesar_core.runner.injected import injected
 from caesar_core.runner.reconcile import reconcile
+from caesar_core.runner.resume import (
+    WatchedTranslator,
+    fresh_session,
+    other_session,
+    session_lost,
+)
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
-from caesar_core.runner.turns import (
-    Continuation,
-    WatchedTranslator,
-    claim,
-    continuation,
-    fresh_session,
-    other_session,
-    release,
-    session_lost,
-    turn_base,
-)
+from caesar_core.runner.turns import Continuation, claim, continuation, release, turn_base
 from caesar_core.runner.unwritten import conclude_unwritten, io_reason
 from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup

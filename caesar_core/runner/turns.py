@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from caesar_core.agents.base import Adapter, Invocation, Translator
+from caesar_core.agents.base import Adapter
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.git import (
     Snapshot,
@@ -31,8 +31,7 @@ from caesar_core.git import (
     changes_between_snapshots,
     snapshot,
 )
-from caesar_core.protocol.event import Error, EventPayload, Progress
-from caesar_core.protocol.report import Finding, Severity, Usage
+from caesar_core.protocol.report import Finding
 from caesar_core.protocol.task import (
     FollowUp,
     FollowUpCheck,
@@ -40,9 +39,9 @@ from caesar_core.protocol.task import (
     FollowUpHunk,
     Isolation,
 )
-from caesar_core.review.followup import followup_hunk
+from caesar_core.review.followup import failed_checks, rejected_hunks
 from caesar_core.runner.delegation import NetworkChoice, Request
-from caesar_core.runner.supervise import Exit
+from caesar_core.runner.resume import fresh_session
 from caesar_core.runner.sweep import sweep_one
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore, UnknownTaskError
@@ -50,8 +49,6 @@ from caesar_core.store.store import TaskStore, UnknownTaskError
 REVIEW_BUDGET = 60_000
 """Characters of review material (comments, hunks, check output) a brief carries at most: the
 brief is one command-line argument, and Linux refuses one past 128 KiB."""
-CHECK_OUTPUT = 4_000
-"""Characters of a failed check's output quoted: its end, where the failures are."""
 
 
 class ContinueRefused(CaesarError):
@@ -69,7 +66,6 @@ class Continuation:
     first_objective: str
     message: str
     comments: Sequence[FollowUpComment] = ()
-    findings: list[Finding] = field(default_factory=list)
 
     @property
     def turn(self) -> int:
@@ -240,70 +236,6 @@ def turn_base(record: TaskRecord) -> str | None:
     return None
 
 
-def fresh_session(detail: str) -> Finding:
-    return Finding(severity=Severity.INFO, title="Fresh session", detail=detail)
-
-
-class WatchedTranslator:
-    """A translator that also tells whether the agent did anything at all: a message, a
-    thought, a tool call, a file (an error or a progress note is no work)."""
-
-    def __init__(self, inner: Translator) -> None:
-        self.inner = inner
-        self.worked = False
-
-    def feed(self, line: str) -> list[EventPayload]:
-        events = self.inner.feed(line)
-        self.worked = self.worked or any(not isinstance(e, Error | Progress) for e in events)
-        return events
-
-    def close(self) -> list[EventPayload]:
-        return self.inner.close()
-
-    @property
-    def skipped(self) -> int:
-        return self.inner.skipped
-
-    @property
-    def failure(self) -> str | None:
-        return self.inner.failure
-
-    @property
-    def final_text(self) -> str | None:
-        return self.inner.final_text
-
-    @property
-    def usage(self) -> Usage | None:
-        return self.inner.usage
-
-    @property
-    def session(self) -> str | None:
-        return self.inner.session
-
-
-def session_lost(invocation: Invocation, ended: Exit, translator: WatchedTranslator) -> bool:
-    """A resumed run that failed before the agent did anything: its CLI could not load the
-    session (gone, or never saved: codex and gemini exit, Claude Code says "No conversation
-    found"), and the turn is worth a fresh start."""
-    return (
-        invocation.resume_session is not None
-        and ended.exit_code not in (0, None)
-        and not (ended.timed_out or ended.cancelled or ended.spawn_error)
-        and not translator.worked
-    )
-
-
-def other_session(asked: str | None, translator: Translator) -> Finding | None:
-    """The finding for a CLI that named another session than the one it was asked to resume
-    (it started a new one): the turn went on without the earlier turns' memory."""
-    if asked is None or translator.session is None or translator.session == asked:
-        return None
-    return fresh_session(
-        f"the agent was asked to resume its session {asked} and ran in session "
-        f"{translator.session}: it may not remember the earlier turns."
-    )
-
-
 # -- --since-previous ----------------------------------------------------------------------
 
 
@@ -341,55 +273,6 @@ def _next_turn(store: TaskStore, record: TaskRecord) -> TaskRecord | None:
         return store.get(record.continued_by)
     except UnknownTaskError:
         return None  # claimed by a turn that never got recorded: this one is the latest
-
-
-# -- what the previous turn's review left ------------------------------------------------
-
-
-def rejected_hunks(record: TaskRecord) -> list[FollowUpHunk]:
-    """The hunks a reviewer rejected out of the turn's work (``caesar reject``), with why."""
-    return [followup_hunk(hunk) for hunk in record.rejected_hunks if hunk.path]
-
-
-def failed_checks(record: TaskRecord) -> list[FollowUpCheck]:
-    """The checks caesar ran on the turn's work (``[review] checks``) that did not pass."""
-    checks = _get(record, "checks")
-    found: list[FollowUpCheck] = []
-    for result in _list(checks, "results"):
-        command = _text(result, "command")
-        exit_code = _get(result, "exit_code")
-        error = _text(result, "error")
-        timed_out = _get(result, "timed_out") is True
-        if not command or _get(result, "cancelled") is True:
-            continue
-        if exit_code == 0 and not timed_out and not error:
-            continue
-        if error:
-            outcome = f"not run: {error}"
-        elif timed_out:
-            outcome = "timed out"
-        else:
-            outcome = "no exit code" if exit_code is None else f"exit {exit_code}"
-        output = _text(result, "output_tail")[-CHECK_OUTPUT:]
-        found.append(FollowUpCheck(command=command, outcome=outcome, output=output))
-    return found
-
-
-def _get(item: object, name: str) -> object:
-    """A field of a record's part, be it a model or the plain JSON a newer caesar wrote."""
-    if isinstance(item, dict):
-        return item.get(name)
-    return getattr(item, name, None)
-
-
-def _list(item: object, name: str) -> list[object]:
-    value = _get(item, name)
-    return list(value) if isinstance(value, list) else []
-
-
-def _text(item: object, name: str) -> str:
-    value = _get(item, name)
-    return value if isinstance(value, str) else ""
 
 
 @dataclass
