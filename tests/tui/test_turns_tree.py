@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from caesar_core.store import TaskStatus
+from caesar_tui.frame import text_frame
 from caesar_tui.widgets.task_tree import TaskTree
 from tests.tui.screen import OTHER, SIZE, TASK, Clock, Project, text, until
 
@@ -12,8 +13,8 @@ THIRD = "t_" + "c" * 32
 CHILD = "t_" + "d" * 32
 
 
-async def test_follow_up_turns_are_shown_as_one_chain_under_the_task(tmp_path: Path) -> None:
-    project = Project(tmp_path)
+def chain(project: Project) -> None:
+    """A task (TASK) with a delegated child and two follow-up turns."""
     clock = Clock()
     done = {"status": TaskStatus.SUCCEEDED}
     project.task(TASK, objective="tidy the parser", continued_by=OTHER, **done)
@@ -38,24 +39,35 @@ async def test_follow_up_turns_are_shown_as_one_chain_under_the_task(tmp_path: P
         chain=TASK,
         turn=3,
     )
-    app = project.app(Clock(clock.at(10)))
+
+
+async def test_follow_up_turns_are_shown_as_one_chain_under_the_task(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    chain(project)
+    app = project.app(Clock(Clock().at(10)))
     async with app.run_test(size=SIZE) as pilot:
         tree = app.query_one(TaskTree)
         await until(pilot, lambda: "cccccccc" in text(tree), "the third turn")
         shown = [line for line in text(tree).splitlines() if line.strip()]
 
-    rows = {
-        task: next(line for line in shown if task[2:10] in line)
-        for task in (TASK, OTHER, THIRD, CHILD)
-    }
+    tasks = (TASK, OTHER, THIRD, CHILD)
+    rows = {task: next(line for line in shown if task[2:10] in line) for task in tasks}
     assert "turn 1" in rows[TASK]
     assert "turn 2" in rows[OTHER] and "turn 3" in rows[THIRD]
     assert "turn" not in rows[CHILD]  # a delegated task is not a turn
     indent = {task: len(row) - len(row.lstrip("│├└─ ")) for task, row in rows.items()}
     assert indent[OTHER] == indent[THIRD] == indent[CHILD] > indent[TASK]
-    order = [
-        next(t for t in rows if t[2:10] in line)
-        for line in shown
-        if any(t[2:10] in line for t in rows)
-    ]
+    order = [t for line in shown for t in tasks if t[2:10] in line]
     assert order == [TASK, CHILD, OTHER, THIRD]
+
+
+def test_the_text_frame_shows_the_chain_too(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    chain(project)
+    frame = text_frame(tmp_path, Clock().at(10)).splitlines()
+    rows = [line for line in frame if line.lstrip().startswith(("✓", "▶"))]
+    assert [row.split()[1] for row in rows] == [TASK, CHILD, OTHER, THIRD]
+    assert rows[0].startswith("✓ ") and "turn 1 " in rows[0]
+    assert rows[2].startswith("  ✓ ") and "turn 2 " in rows[2]
+    assert rows[3].startswith("  ▶ ") and "turn 3 " in rows[3]
+    assert "turn" not in rows[1]
