@@ -13,7 +13,7 @@ import dataclasses
 import os
 import shlex
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,7 +40,7 @@ from caesar_core.protocol.documents import write_concluded_report
 from caesar_core.protocol.event import Error, Finished, Progress, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
-from caesar_core.protocol.task import Channel, Isolation, Task
+from caesar_core.protocol.task import Channel, FollowUpComment, Isolation, Task
 from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
 from caesar_core.runner.delegation import Plan, Request, decide
@@ -207,10 +207,17 @@ class Runner:
         return Prepared(plan, task, paths, tier, prompt, findings, resume, fresh_prompt)
 
     def prepare_followup(
-        self, task_id: str, message: str = "", *, timeout_ms: int | None = None
+        self,
+        task_id: str,
+        message: str = "",
+        *,
+        timeout_ms: int | None = None,
+        comments: Sequence[FollowUpComment] = (),
     ) -> Prepared:
-        """A follow-up turn of ``task_id`` (``caesar continue``), laid out like any task."""
-        continuing = continuation(self.store, task_id, message)
+        """A follow-up turn of ``task_id`` (``caesar continue``), laid out like any task;
+        ``comments``: the reviewer's open comments its brief carries (none until comments
+        exist)."""
+        continuing = continuation(self.store, task_id, message, comments=comments)
         return self.prepare(
             continuing.request(timeout_ms), continuing.workspace, continuing=continuing
         )

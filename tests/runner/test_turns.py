@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+from caesar_core.config import load_config
+from caesar_core.protocol.task import FollowUpComment
+from caesar_core.runner.engine import Runner
 from caesar_core.store import TaskStore
 from tests.runner.conftest import (
     CAESAR,
@@ -321,3 +324,22 @@ def test_a_read_only_task_in_place_is_continued_in_place(repo: Path) -> None:
     assert (row["isolation"], row["mode"]) == ("inplace", "read-only")
     assert "nothing changed" in second["report"]["summary"]
     assert diff_paths(repo, second["task_id"], "--since-previous") == []
+
+
+def test_open_comments_given_to_a_follow_up_reach_the_agent(repo: Path) -> None:
+    """The seam comments will use: ``prepare_followup(comments=...)``, here with the demo agent
+    answering a comment on ``app.py`` line 1 in the workspace."""
+    first = work_task(repo)
+    comment = FollowUpComment(
+        path="app.py", start_line=1, end_line=1, text="name the greeting", code=["def greet"]
+    )
+    runner = Runner(repo, load_config(repo), env=caesar_env())
+    prepared = runner.prepare_followup(first["task_id"], "see my comment", comments=[comment])
+    outcome = runner.execute(prepared)
+
+    assert outcome.record.status.value == "succeeded", outcome.report
+    task = json.loads((Path(outcome.paths.root) / "task.json").read_text())
+    assert task["followup"]["comments"][0]["text"] == "name the greeting"
+    lines = (Path(first["workspace"]) / "app.py").read_text().splitlines()
+    assert lines[1] == "# review (turn 2): name the greeting (addressed by the demo agent)"
+    assert diff_paths(repo, outcome.record.id, "--since-previous") == ["DEMO_NOTES.md", "app.py"]
