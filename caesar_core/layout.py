@@ -6,6 +6,7 @@
 <root>/.caesar/state/approvals/<id>/   answers to the task's held tool calls
 <root>/.caesar/state/reports/<id>.json caesar's copy of the report it concluded the task with
 <root>/.caesar/wt/<id>/           the task's worktree
+<root>/.caesar/state/scratch/     scratch worktrees of `caesar check --hunk` (while it runs)
 ```
 
 What decides for the agent lives under ``state/``, which no agent is given: an answer to an

@@ -10,7 +10,9 @@ from datetime import datetime
 from pathlib import Path
 
 from caesar_core.humanize import age
+from caesar_core.runner.slots import pid_alive
 from caesar_core.store import build_tree, walk_tree
+from caesar_core.store.record import ChecksMark, checks_mark
 from caesar_core.terminal import safe_text
 from caesar_core.watch import ProjectMonitor
 from caesar_tui.clock import countdown
@@ -45,9 +47,13 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         stalled = " (stalled)" if view.activity.stalled else ""
         if view.problem:
             stalled += f"  [broken: {safe_text(view.problem)}]"
+        checked = checks_mark(record.checks, pid_alive)
+        if checked is not ChecksMark.NOT_RUN:
+            stalled += f"  [checks {checked.value}]"
         lines.append(
             f"{'  ' * level}{mark} {record.id}  {safe_text(record.role or record.agent):<10} "
-            f"{age((now - record.created_at).total_seconds()):>4}  {headline}{stalled}"
+            f"{age((now - record.created_at).total_seconds()):>4}  "
+            f"{f'turn {record.turn} ' if record.chained else ''}{headline}{stalled}"
         )
     for view in views.values():
         for held in view.approvals if view.needs_input else ():

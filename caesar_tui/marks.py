@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from caesar_core.protocol.report import ChangeAction, ReportStatus, Severity
-from caesar_core.store.record import TaskStatus
+from caesar_core.store.record import ChecksMark, TaskStatus
 
 MUTED: Final = "dim"
 """What is there for reference (times, ages, ids). Not ``$text-muted``: the tree and the
@@ -37,6 +37,14 @@ STATUS: Final[dict[TaskStatus, Mark]] = {
     TaskStatus.TIMED_OUT: Mark("⏱", "$text-error"),
 }
 """A task's status, in the tree, the header, the report and the text frame."""
+
+CHECKS: Final[dict[ChecksMark, Mark]] = {
+    ChecksMark.PASSED: Mark("☑", "$text-success"),
+    ChecksMark.FAILED: Mark("☒", "bold $text-error"),
+    ChecksMark.RUNNING: Mark("◔", "$text-primary"),
+    ChecksMark.NOT_RUN: Mark("☐", MUTED),
+}
+"""What caesar's own checks (``[review] checks``) of a task say: the tree and the report."""
 
 NEEDS_INPUT: Final = Mark("?", "bold $text-warning")
 """A task waiting for a person: a pending question or a held tool call."""
@@ -116,3 +124,6 @@ APPLIED: Final = Mark("✓", "$text-success")
 
 REJECTED: Final = Mark("✗", "$text-error")
 """Hunks rejected: reverted in the task's worktree, gone from its diff."""
+
+WARNING: Final = Mark("⚠", "$text-warning")
+"""What a confirmation asks the person to weigh first (caesar's checks failed, or did not run)."""

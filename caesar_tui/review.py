@@ -27,7 +27,6 @@ __all__ = [
     "Done",
     "FileCounts",
     "Review",
-    "checks_warning",
     "done_of",
     "line_ranges",
 ]
@@ -276,20 +275,3 @@ def _hunk_line(hunk: Hunk, selected: frozenset[int]) -> str:
     if selected == universe(hunk):
         return f"{head}  (all {hunk.changed} lines)"
     return f"{head}  (lines {_spell(line_ranges(selected))} of {hunk.changed})"
-
-
-def checks_warning(record: TaskRecord) -> tuple[str, bool]:
-    """What applying's confirmation says of the task's checks, and whether it is a warning
-    (the checks failed, or were not run: caesar has not seen the project's tests pass)."""
-    checks = getattr(record, "checks", None)
-    if checks is None:
-        return "checks: not run", True
-    state = str(getattr(checks, "state", ""))
-    if state == "passed":
-        return "checks: passed", False
-    if state == "running":
-        return "checks: still running", True
-    failed = [f"{r.command} ({r.outcome})" for r in getattr(checks, "failed", [])]
-    if state == "failed":
-        return "checks failed: " + ("; ".join(failed) or "see the Report tab"), True
-    return "checks: not run", True

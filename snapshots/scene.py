@@ -38,6 +38,7 @@ from caesar_core.store import (
     VerifiedBy,
     ask,
 )
+from caesar_core.store.record import CheckResult, Checks, ChecksState
 from caesar_core.store.record import TaskRecord as Record
 from caesar_tui.app import CaesarApp, make_app
 from caesar_tui.clock import fixed_clock
@@ -273,6 +274,12 @@ def build_scene(root: Path) -> Path:
         changes_verified_by=VerifiedBy.GIT,
         report_status=ReportStatus.SUCCESS,
         objective="Review the error handling in src/io.py",
+        checks=Checks(
+            state=ChecksState.PASSED,
+            started_at=_at(702),
+            ended_at=_at(700),
+            results=[CheckResult(command="pytest -q", exit_code=0, duration_ms=1840)],
+        ),
     )
     _events(
         reviewer,
@@ -336,6 +343,19 @@ def build_scene(root: Path) -> Path:
         report_source=ReportSource.SYNTHESIZED,
         report_status=ReportStatus.FAILED,
         objective="Make the integration suite pass",
+        checks=Checks(
+            state=ChecksState.FAILED,
+            started_at=_at(1402),
+            ended_at=_at(1400),
+            results=[
+                CheckResult(
+                    command="npm test",
+                    exit_code=127,
+                    duration_ms=12,
+                    output_tail="/bin/sh: 1: npm: not found\n",
+                )
+            ],
+        ),
     )
     _events(
         flaky,

@@ -235,6 +235,17 @@ _HEADER = """\
 ## [watch.keys]
 {watch_keys}
 
+[review]
+## The project's checks, which caesar runs itself (never taking the agent's word for them):
+## in the task's worktree at the project's root (in the project itself for an in-place
+## task, read-only ones included: what the checks write, caches, lands there) when the
+## agent has finished, before the task is concluded, and on demand with `caesar check ID`.
+## Each is a shell command (`/bin/sh -c`), or a table with its own timeout (default "10m"):
+## a check still running then is stopped with every process it started, and fails. A failed
+## check fails the task; the results go into the report (`commands_run`, "by": "caesar").
+## None by default, e.g.:
+## checks = ["pytest -q", { command = "ruff check .", timeout = "2m" }]
+
 ## Agents: `caesar agents list` shows the built-in ones. Any other CLI (or script) becomes
 ## an agent with [[agent]]; an entry whose id is a built-in's replaces the built-in.
 ## `args` is one string split like a shell command line; its tokens are {{prompt}} (required),
@@ -251,6 +262,9 @@ _HEADER = """\
 ## native_read_only = false    # true when the CLI itself enforces read-only tasks
 ## read_only_args = "--read-only"  # appended for read-only tasks; default none
 ## network_args = "--offline"      # appended when the network must be cut; default none
+## session_from = "/session_id"    # JSON pointer to the session id in its JSON output lines
+## resume_args = "--resume {{session}} {{prompt}}"  # args of a follow-up turn (caesar
+##                                 # continue) resuming that session; default none: fresh
 ## env = { JQ_COLORS = "0" }       # extra environment; default none
 
 ## Roles: a job with its agents in fallback order (the first installed and allowed one runs).

@@ -311,7 +311,7 @@ def _known_key(parts: tuple[str, ...]) -> bool:
     ``agent.codex`` comes from is fair: "default"); section and field names are not.
     """
     head, rest = parts[0], parts[1:]
-    if head in ("policy", "worktree", "bridge"):
+    if head in ("policy", "worktree", "bridge", "review"):
         return not rest or (len(rest) == 1 and rest[0] in known_keys((head,)))
     if head == "models":
         return len(rest) <= 1

@@ -21,6 +21,7 @@ from typing import Annotated, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -259,6 +260,12 @@ class AgentConfig(BaseModel):
     """Template appended to the arguments of read-only tasks."""
     network_args: StrictStr | None = None
     """Template appended when the network must be cut."""
+    session_from: StrictStr | None = None
+    """Where the agent's output names its session: a JSON pointer (``/session_id``) looked up
+    in each stdout line that is a JSON object; the last id found is resumed next turn."""
+    resume_args: StrictStr | None = None
+    """The args template of a follow-up turn that resumes the session (``{{session}}``, with
+    ``{{prompt}}`` the next message), used instead of ``args``; needs ``session_from``."""
     env: dict[EnvName, StrictStr] = Field(default_factory=dict)
 
     @field_validator("args")
@@ -278,6 +285,35 @@ class AgentConfig(BaseModel):
                 check_template(template, require_prompt=False)
             except TemplateError as exc:
                 raise _problem("template", str(exc)) from None
+        return template
+
+    @field_validator("session_from")
+    @classmethod
+    def _check_pointer(cls, pointer: str | None) -> str | None:
+        if pointer is not None and not pointer.startswith("/"):
+            raise _problem(
+                "pointer",
+                f"{pointer!r} is not a JSON pointer: write the path to the id in the agent's "
+                'JSON output, starting with "/" (e.g. "/session_id")',
+            )
+        return pointer
+
+    @field_validator("resume_args")
+    @classmethod
+    def _check_resume_args(cls, template: str | None, info: ValidationInfo) -> str | None:
+        if template is None:
+            return None
+        try:
+            check_template(template, require_prompt=True)
+        except TemplateError as exc:
+            raise _problem("template", str(exc)) from None
+        if "{{session}}" not in template:
+            raise _problem("template", "must contain {{session}}: the session it resumes")
+        if info.data.get("session_from") is None:
+            raise _problem(
+                "template",
+                "resume_args needs session_from: where caesar finds the session id to resume",
+            )
         return template
 
     @field_validator("cwd_mode")
@@ -349,6 +385,39 @@ class Watch(BaseModel):
     """``[watch.keys]``: keys by action id, replacing that action's default keys."""
 
 
+def _check_entry(value: object) -> object:
+    """A check is a command string, or a table with ``command`` (and ``timeout``)."""
+    if isinstance(value, str):
+        return {"command": value}
+    if isinstance(value, dict):
+        return value
+    raise _problem(
+        "check_entry",
+        f'expected a command (a string) or a table {{ command = "...", timeout = "5m" }}, '
+        f"got {type(value).__name__} {value!r:.40}",
+    )
+
+
+class Check(BaseModel):
+    """One entry of ``[review] checks``: a shell command caesar runs in a task's worktree."""
+
+    model_config = _STRICT
+
+    command: NonEmpty
+    """Run with ``/bin/sh -c`` at the project's root in the task's worktree."""
+    timeout: Duration = TEN_MINUTES
+    """After it, the check and every process it started are stopped: recorded timed out."""
+
+
+class Review(BaseModel):
+    """``[review]``: how caesar judges a task's work itself, not on the agent's word."""
+
+    model_config = _STRICT
+
+    checks: list[Annotated[Check, BeforeValidator(_check_entry)]] = Field(default_factory=list)
+    """Run when the agent has finished, before the task is concluded, and by ``caesar check``."""
+
+
 def builtin_roles() -> list[Role]:
     return [Role.model_validate(role) for role in BUILTIN_ROLES]
 
@@ -366,6 +435,7 @@ class Config(BaseModel):
     agents: list[AgentConfig] = Field(default_factory=list, alias="agent")
     bridge: Bridge = Field(default_factory=Bridge)
     watch: Watch = Field(default_factory=Watch)
+    review: Review = Field(default_factory=Review)
 
     @model_validator(mode="after")
     def _unique_entries(self) -> Config:

@@ -23,8 +23,10 @@ from caesar_core.config.model import (
     AgentConfig,
     Bridge,
     BridgeRule,
+    Check,
     Config,
     Policy,
+    Review,
     Role,
     Watch,
     Worktree,
@@ -42,6 +44,8 @@ _SECTIONS: Mapping[tuple[str, ...], Any] = {  # models and one pydantic dataclas
     ("agent",): AgentConfig,
     ("role",): Role,
     ("watch",): Watch,
+    ("review",): Review,
+    ("review", "checks"): Check,
 }
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _EXPECTED: Mapping[str, str] = {

@@ -25,7 +25,7 @@ import pygit2
 from caesar_core.errors import ExitCode
 from caesar_core.git.checkout import checkout_files
 from caesar_core.git.content import as_tree
-from caesar_core.git.repo import GitError, common_dir, open_root, workdir_of
+from caesar_core.git.repo import GitError, common_dir, open_root, resolve_commit, workdir_of
 
 BRANCH_PREFIX = "caesar/"
 _SLUG_MAX = 40
@@ -64,27 +64,34 @@ def branch_name(label: str, task_id: str) -> str:
     return name
 
 
-def create_worktree(repo_root: Path, dest: Path, branch: str) -> str:
+def create_worktree(
+    repo_root: Path, dest: Path, branch: str | None, *, at: str | None = None
+) -> str:
     """Create a linked worktree at ``dest`` on the new ``branch`` at HEAD; return HEAD's SHA.
 
     The returned commit is the task's frozen ``base_ref``. The main working tree and its
-    index are not touched. Everything created is removed again when a step fails.
+    index are not touched. Everything created is removed again when a step fails. ``at``
+    starts it at that commit instead of HEAD; without a ``branch`` its HEAD is detached (a
+    scratch worktree, which leaves no branch behind).
     """
     repo = open_root(repo_root)
-    if repo.head_is_unborn:
+    if at is not None:
+        commit = resolve_commit(repo, at)
+    elif repo.head_is_unborn:
         raise GitError(
             f"{workdir_of(repo)} has no commit yet, so there is nothing to branch a worktree from",
             "make a first commit (`git add -A && git commit -m init`), or run the task in place",
             exit_code=ExitCode.USAGE,
         )
-    commit = repo.head.peel(pygit2.Commit)
-    if not pygit2.reference_is_valid_name(f"refs/heads/{branch}"):
+    else:
+        commit = repo.head.peel(pygit2.Commit)
+    if branch is not None and not pygit2.reference_is_valid_name(f"refs/heads/{branch}"):
         raise GitError(
             f"{branch!r} is not a valid branch name",
             "use branch_name() to build one",
             exit_code=ExitCode.USAGE,
         )
-    if repo.branches.local.get(branch) is not None:
+    if branch is not None and repo.branches.local.get(branch) is not None:
         raise GitError(
             f"branch {branch!r} already exists in {workdir_of(repo)}",
             f"run `caesar gc`, or delete it with `git branch -D {branch}` if it is not needed",
@@ -104,8 +111,9 @@ def create_worktree(repo_root: Path, dest: Path, branch: str) -> str:
             "remove it, or run `caesar gc` to clean up old worktrees",
         )
     with _Undo() as undo:
-        repo.branches.local.create(branch, commit)
-        undo.push(lambda: _delete_branch(repo, branch))
+        if branch is not None:
+            repo.branches.local.create(branch, commit)
+            undo.push(lambda: _delete_branch(repo, branch))
         admin.parent.mkdir(parents=True, exist_ok=True)
         admin.mkdir()
         undo.push(lambda: shutil.rmtree(admin, ignore_errors=True))
@@ -114,7 +122,8 @@ def create_worktree(repo_root: Path, dest: Path, branch: str) -> str:
         real_dest = dest.resolve()
         (admin / "gitdir").write_text(f"{real_dest / '.git'}\n", encoding="utf-8")
         (admin / "commondir").write_text("../..\n", encoding="utf-8")
-        (admin / "HEAD").write_text(f"ref: refs/heads/{branch}\n", encoding="utf-8")
+        head = f"ref: refs/heads/{branch}" if branch is not None else str(commit.id)
+        (admin / "HEAD").write_text(f"{head}\n", encoding="utf-8")
         (dest / ".git").write_text(f"gitdir: {admin.resolve()}\n", encoding="utf-8")
         worktree = pygit2.Repository(str(dest))
         checkout_files(worktree, as_tree(worktree, commit.tree.id))

@@ -9,15 +9,17 @@ with a status, a report and a ``finished`` event: no task is left running by an 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shlex
 import socket
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from caesar_core.agents.base import Invocation, ReportTier, Translator
+from caesar_core.agents.base import Invocation, Launch, ReportTier, Translator
 from caesar_core.agents.brief import render_brief
 from caesar_core.config import LoadedConfig
 from caesar_core.errors import CaesarError
@@ -36,24 +38,48 @@ from caesar_core.git import (
     snapshot,
 )
 from caesar_core.protocol.documents import write_concluded_report
-from caesar_core.protocol.event import Error, Finished, Started
+from caesar_core.protocol.event import Error, Finished, Progress, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
-from caesar_core.protocol.task import Channel, Isolation, Task
+from caesar_core.protocol.task import Channel, FollowUpComment, Isolation, Task
 from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
+from caesar_core.review.checks import (
+    check_environment,
+    failure_reason,
+    first_failure,
+    in_worktree,
+    run_checks,
+    state_of,
+    with_checks,
+)
 from caesar_core.runner.delegation import Plan, Request, decide
 from caesar_core.runner.injected import injected
 from caesar_core.runner.reconcile import reconcile
+from caesar_core.runner.resume import (
+    WatchedTranslator,
+    fresh_session,
+    other_session,
+    session_lost,
+)
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
+from caesar_core.runner.turns import Continuation, claim, continuation, release, turn_base
 from caesar_core.runner.unwritten import conclude_unwritten, io_reason
 from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
 from caesar_core.safefs import claim_write
 from caesar_core.store.ids import new_task_id
-from caesar_core.store.record import NO_ENDING, ReportSource, TaskRecord, TaskStatus
+from caesar_core.store.record import (
+    NO_ENDING,
+    CheckResult,
+    Checks,
+    ChecksState,
+    ReportSource,
+    TaskRecord,
+    TaskStatus,
+)
 from caesar_core.store.store import TaskStore
 
 
@@ -76,6 +102,10 @@ class Prepared:
     tier: ReportTier
     prompt: str
     findings: list[Finding] = field(default_factory=list)
+    resume_session: str | None = None
+    """A follow-up turn: the agent's session to resume with ``prompt``."""
+    fresh_prompt: str = ""
+    """The brief of a fresh session, for a follow-up whose session cannot be resumed."""
 
 
 @dataclass(frozen=True)
@@ -106,9 +136,16 @@ class Runner:
 
     # -- prepare -----------------------------------------------------------------------------
 
-    def prepare(self, request: Request, workspace: Path) -> Prepared:
-        """Decide, then lay the task out on disk. Refusals happen before anything is written."""
+    def prepare(
+        self, request: Request, workspace: Path, *, continuing: Continuation | None = None
+    ) -> Prepared:
+        """Decide, then lay the task out on disk. Refusals happen before anything is written.
+
+        ``continuing``: a follow-up turn (``runner.turns``), which reuses the previous turn's
+        workspace and base instead of making its own, and names itself its one follow-up."""
         plan = decide(request, self.config, workspace=workspace, root=self.root, env=self.env)
+        if continuing is not None and plan.isolation is not continuing.previous.isolation:
+            plan = dataclasses.replace(plan, isolation=continuing.previous.isolation)
         task_id = request.task_id or new_task_id()
         now = self.clock()
         tier = plan.adapter.preferred_tier(request.channel)
@@ -129,11 +166,29 @@ class Runner:
             orchestrator_host=socket.gethostname(),
             report_tier=tier,
             deadline_ms=plan.timeout_ms,
+            model=plan.model,
+            network_asked=request.network,
         )
-        paths = self.store.create(record)
+        resume: str | None = None
         findings = list(plan.findings)
+        if continuing is not None:
+            record = record.model_copy(update=continuing.record_fields())
+            resume, fresh = continuing.session_for(plan.adapter)
+            findings += [fresh] if fresh else []
+            record = record.model_copy(update={"resumed_session": resume, "session_id": resume})
+            claim(self.store, continuing.previous.id, task_id)
         try:
-            agent_workspace, base_ref = self._isolate(plan, record, paths, label, findings)
+            paths = self.store.create(record)
+        except BaseException:
+            if continuing is not None:
+                release(self.store, continuing.previous.id, task_id)
+            raise
+        try:
+            if continuing is None:
+                agent_workspace, base_ref = self._isolate(plan, record, paths, label, findings)
+            else:
+                self.store.set(task_id, turn_base=turn_base(record))
+                agent_workspace, base_ref = Path(record.workspace), record.base_ref
             task = Task(
                 protocol=TASK_V1,
                 id=task_id,
@@ -154,16 +209,36 @@ class Runner:
                 report_path=str(paths.report),
                 events_path=str(paths.events),
                 channel=channel_for(paths) if tier == "channel" else None,
+                followup=continuing.followup() if continuing is not None else None,
             )
             claim_write(paths.root, paths.task_file.name, dump_json(task.to_json_dict()))
             if tier == "schema":
                 schema = dump_json(strict_schema("report"))
                 claim_write(paths.root, paths.report_schema.name, schema)
-            prompt = render_brief(task, tier=tier, system_prompt=plan.system_prompt)
+            prompt = render_brief(
+                task, tier=tier, system_prompt=plan.system_prompt, resumed=resume is not None
+            )
+            fresh_prompt = render_brief(task, tier=tier, system_prompt=plan.system_prompt)
         except Exception as error:
             outcome = self._fail_early(record, paths, error, findings)
             raise StartFailed(_reason(error), outcome) from error
-        return Prepared(plan, task, paths, tier, prompt, findings)
+        return Prepared(plan, task, paths, tier, prompt, findings, resume, fresh_prompt)
+
+    def prepare_followup(
+        self,
+        task_id: str,
+        message: str = "",
+        *,
+        timeout_ms: int | None = None,
+        comments: Sequence[FollowUpComment] = (),
+    ) -> Prepared:
+        """A follow-up turn of ``task_id`` (``caesar continue``), laid out like any task;
+        ``comments``: the reviewer's open comments its brief carries (none until comments
+        exist)."""
+        continuing = continuation(self.store, task_id, message, comments=comments)
+        return self.prepare(
+            continuing.request(timeout_ms), continuing.workspace, continuing=continuing
+        )
 
     def _isolate(
         self,
@@ -254,9 +329,10 @@ class Runner:
             network_off=plan.network_off,
             extra_args=plan.request.extra_args,
             channel_command=_channel_argv(task.channel),
+            resume_session=prepared.resume_session,
         )
         launch = adapter.launch(invocation)
-        translator = adapter.translator(invocation)
+        translator = WatchedTranslator(adapter.translator(invocation))
         env = {
             **self.env,
             **task_environment(paths, task.id, adapter.id, plan.depth),
@@ -265,6 +341,7 @@ class Runner:
             env[ENV_STREAM_EVENTS] = "1"
         timeout_s = plan.timeout_ms / 1000
         watchdog = Watchdog(self.root, task.id, self.store.record_path(task.id), timeout_s)
+        deadline = time.monotonic() + timeout_s  # the watchdog's, or a moment before it
 
         def spawned(pid: int, cgroup: Path | None) -> None:
             with contextlib.suppress(OSError):  # a full disk: it is still found by its marker
@@ -284,24 +361,65 @@ class Runner:
                     EventWriter(paths.events, task.id, clock=self.clock) as stream,
                 ):
                     watchdog.arm()
-                    ended = run_agent(
-                        launch,
-                        task_id=task.id,
-                        env=env,
-                        raw_log=paths.raw_log,
-                        translator=translator,
-                        events=stream,
-                        timeout_s=timeout_s,
-                        cancel_requested=cancel_requested,
-                        on_spawn=spawned,
-                    )
+
+                    def attempt(
+                        launch: Launch, translator: WatchedTranslator, timeout_s: float
+                    ) -> Exit:
+                        return run_agent(
+                            launch,
+                            task_id=task.id,
+                            env=env,
+                            raw_log=paths.raw_log,
+                            translator=translator,
+                            events=stream,
+                            timeout_s=timeout_s,
+                            cancel_requested=cancel_requested,
+                            on_spawn=spawned,
+                        )
+
+                    ended = attempt(launch, translator, timeout_s)
+                    if session_lost(invocation, ended, translator):
+                        invocation, translator, ended = self._fresh_session(
+                            prepared, invocation, ended, stream, attempt, timeout_s
+                        )
+                    elif other := other_session(invocation.resume_session, translator):
+                        prepared.findings.append(other)
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
         except OSError as error:  # a full disk before the agent ran: its task still concludes
             ended = Exit(None, spawn_error=f"the agent could not be started: {io_reason(error)}")
-        outcome = self._conclude_or_fail(prepared, ended, translator)
+        outcome = self._conclude_or_fail(
+            prepared, ended, translator, _Until(deadline, cancel_requested)
+        )
         watchdog.disarm()  # left running when the record could not be written: it retries
         return outcome
+
+    def _fresh_session(
+        self,
+        prepared: Prepared,
+        invocation: Invocation,
+        failed: Exit,
+        stream: EventWriter,
+        attempt: Callable[[Launch, WatchedTranslator, float], Exit],
+        timeout_s: float,
+    ) -> tuple[Invocation, WatchedTranslator, Exit]:
+        """The resumed session could not be loaded: the turn starts a fresh one, with the full
+        brief and what is left of its time, and its report says so."""
+        adapter, lost = prepared.plan.adapter, invocation.resume_session
+        why = (
+            f"{adapter.id} could not resume its session {lost} (exit {failed.exit_code}, "
+            "before the session started)"
+        )
+        stream.append(Progress(message=f"{why}: starting a fresh session"))
+        prepared.findings.append(
+            fresh_session(f"{why}; this turn started a new one with the full brief.")
+        )
+        with contextlib.suppress(OSError):
+            self.store.set(prepared.task.id, resumed_session=None, session_id=None)
+        fresh = dataclasses.replace(invocation, prompt=prepared.fresh_prompt, resume_session=None)
+        translator = WatchedTranslator(adapter.translator(fresh))
+        left = max(0.0, timeout_s - failed.duration_ms / 1000)
+        return fresh, translator, attempt(adapter.launch(fresh), translator, left)
 
     def run(
         self,
@@ -316,11 +434,13 @@ class Runner:
 
     # -- conclude ----------------------------------------------------------------------------
 
-    def _conclude_or_fail(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+    def _conclude_or_fail(
+        self, prepared: Prepared, ended: Exit, translator: Translator, until: _Until
+    ) -> Outcome:
         """Conclude; a write that fails on the way (a full disk) ends the task failed, with the
         reason, instead of a traceback and a task left ``running``."""
         try:
-            return self._conclude(prepared, ended, translator)
+            return self._conclude(prepared, ended, translator, until)
         except OSError as error:
             record, report = conclude_unwritten(
                 self.store,
@@ -333,14 +453,21 @@ class Runner:
             )
             return Outcome(record, report, None, prepared.paths)
 
-    def _conclude(self, prepared: Prepared, ended: Exit, translator: Translator) -> Outcome:
+    def _conclude(
+        self, prepared: Prepared, ended: Exit, translator: Translator, until: _Until
+    ) -> Outcome:
         # Opening the writer claims the log and its lock now: whatever the agent put in their
         # place is moved aside before the report is assembled, so its findings can say so.
         with EventWriter(prepared.paths.events, prepared.task.id, clock=self.clock) as closing:
-            return self._conclude_with(prepared, ended, translator, closing)
+            return self._conclude_with(prepared, ended, translator, closing, until)
 
     def _conclude_with(
-        self, prepared: Prepared, ended: Exit, translator: Translator, closing: EventWriter
+        self,
+        prepared: Prepared,
+        ended: Exit,
+        translator: Translator,
+        closing: EventWriter,
+        until: _Until,
     ) -> Outcome:
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
         final_text, usage = translator.final_text, translator.usage
@@ -397,6 +524,8 @@ class Runner:
         # A report caesar refused is no report: the task cannot succeed on the agent's word.
         if (stopped or retrieved.refused) and report.status is not ReportStatus.FAILED:
             report = report.model_copy(update={"status": ReportStatus.FAILED})
+        checked = self._checks(prepared, ended, until)
+        report = with_checks(report, checked or ())
         report = report.model_copy(update={"findings": [*report.findings, *findings]})
         write_concluded_report(paths.report, report)
 
@@ -407,6 +536,7 @@ class Runner:
             status = TaskStatus.FAILED
             reason = f"the agent's report was refused: {retrieved.refused}"
             stopped = True
+        status, reason = _after_checks(status, reason, checked)
         if stopped and reason:
             closing.append(Error(message=reason, fatal=True))
         finished = closing.append(
@@ -425,6 +555,7 @@ class Runner:
             report_status=report.status,
             ended_reason=reason,
             finished_seq=finished_seq,
+            **_session_of(translator),
         )
         if not ours:
             # Someone concluded first (a cancel from another process); the facts still land.
@@ -435,11 +566,69 @@ class Runner:
                 changes_verified_by=verified,
                 report_status=report.status,
                 finished_seq=finished_seq,
+                **_session_of(translator),
             )
         return Outcome(final, report, diff, paths)
 
+    def _checks(self, prepared: Prepared, ended: Exit, until: _Until) -> list[CheckResult] | None:
+        """``[review] checks`` run in the task's worktree (read-only tasks too: they are
+        caesar's, not the agent's), before the task concludes; None when none are configured
+        or the agent was stopped (cancelled, out of time, never started): no work to check.
+
+        Each carries the task's marker and is told to the record as its ``pid`` and ``cgroup``,
+        so ``caesar cancel`` and the watchdog stop a check as they stop an agent; none runs
+        past the task's deadline."""
+        checks = self.config.config.review.checks
+        if not checks or ended.timed_out or ended.cancelled or ended.spawn_error is not None:
+            return None
+        task_id = prepared.task.id
+        started = Checks(state=ChecksState.RUNNING, started_at=self.clock(), pid=os.getpid())
+        self.store.set(task_id, checks=started)
+
+        def spawned(pid: int, cgroup: Path | None) -> None:
+            self.store.set(task_id, pid=pid, cgroup=str(cgroup) if cgroup else None)
+
+        def progress(results: list[CheckResult]) -> None:
+            with contextlib.suppress(OSError):
+                self.store.set(task_id, checks=started.model_copy(update={"results": results}))
+
+        results = run_checks(
+            checks,
+            cwd=self._checks_directory(prepared),
+            env=check_environment(self.env),
+            marker=task_id,
+            task_dir=prepared.paths.root,
+            cancelled=until.cancelled,
+            deadline=until.deadline,
+            on_spawn=spawned,
+            on_result=progress,
+        )
+        done = started.model_copy(
+            update={
+                "state": state_of(results),
+                "results": results,
+                "ended_at": self.clock(),
+                "pid": None,
+            }
+        )
+        self.store.set(task_id, checks=done)
+        return results
+
+    def _checks_directory(self, prepared: Prepared) -> Path:
+        """The project's root as the task sees it: in its worktree, or the project itself."""
+        worktree = self.store.get(prepared.task.id).worktree_path
+        if worktree is None:
+            return self.root
+        return in_worktree(Path(worktree), self.root, prepared.plan.repo_root)
+
     def _diff(self, record: TaskRecord) -> TreeDiff | None:
+        """What this task changed: a follow-up turn's own changes (since its ``turn_base``),
+        else everything since the base."""
         exclude = record.excluded_paths
+        if record.turn_base:
+            return changes_between(
+                Path(record.workspace), Snapshot(record.turn_base), exclude=exclude
+            )
         if record.worktree_path and record.base_ref:
             return changes_since(Path(record.worktree_path), record.base_ref, exclude=exclude)
         if record.start_snapshot:
@@ -447,6 +636,33 @@ class Runner:
                 Path(record.workspace), Snapshot(record.start_snapshot), exclude=exclude
             )
         return None
+
+
+@dataclass(frozen=True)
+class _Until:
+    """What bounds the checks at a task's end: its deadline (``time.monotonic()``) and its
+    cancellation."""
+
+    deadline: float
+    cancelled: Callable[[], bool]
+
+
+def _after_checks(
+    status: TaskStatus, reason: str | None, checked: list[CheckResult] | None
+) -> tuple[TaskStatus, str | None]:
+    """caesar's own checks have the last word on a success: one that failed fails the task;
+    interrupted (Ctrl-C while they ran), it is cancelled."""
+    if status is not TaskStatus.SUCCEEDED:
+        return status, reason
+    if any(result.cancelled for result in checked or ()):
+        return TaskStatus.CANCELLED, "cancelled while caesar's checks ran"
+    failed = first_failure(checked or ())
+    return (status, reason) if failed is None else (TaskStatus.FAILED, failure_reason(failed))
+
+
+def _session_of(translator: Translator) -> dict[str, object]:
+    """The CLI's session as its stream named it, for the record (a later turn resumes it)."""
+    return {"session_id": translator.session} if translator.session else {}
 
 
 def _status_of(ended: Exit, timeout_ms: int) -> tuple[TaskStatus, str | None]:

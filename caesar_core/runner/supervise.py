@@ -30,7 +30,7 @@ from caesar_core.runner import cgroup as cgroups
 from caesar_core.runner import proctree
 from caesar_core.runner.proctree import KILL_GRACE_S
 
-__all__ = ["KILL_GRACE_S", "Exit", "run_agent"]
+__all__ = ["KILL_GRACE_S", "Exit", "end_session", "run_agent", "spawn_session"]
 
 _TICK_S = 0.1
 _READER_JOIN_S = 2.0
@@ -179,16 +179,40 @@ def _spawn(
     launch: Launch, env: Mapping[str, str], task_id: str
 ) -> tuple[subprocess.Popen[bytes], Path | None]:
     """The agent, in a session of its own and, where one can be had, a cgroup of its own."""
-    group = cgroups.create(task_id)
+    return spawn_session(
+        launch.argv,
+        cwd=launch.cwd,
+        env={**env, "PWD": str(launch.cwd), **launch.env},
+        marker=task_id,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def spawn_session(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    marker: str,
+    stdout: int,
+    stderr: int,
+) -> tuple[subprocess.Popen[bytes], Path | None]:
+    """``argv`` in a session of its own and, where one can be had, a cgroup of its own
+    (``caesar.<marker>``), found again by ``proctree`` with ``marker``: an agent, or one of
+    caesar's checks (``CAESAR_TASK_ID=<marker>`` is set in its environment). Its cgroup
+    (``None`` without one) goes back with the process; :func:`end_session` stops what it
+    left."""
+    group = cgroups.create(marker)
     try:
         with proctree.spawn_lock:
             process = subprocess.Popen(
-                launch.argv,
-                cwd=launch.cwd,
-                env={**env, "PWD": str(launch.cwd), **launch.env},
+                list(argv),
+                cwd=cwd,
+                env={**env, proctree.MARKER_VARIABLE: marker},
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stdout=stdout,
+                stderr=stderr,
                 start_new_session=True,
             )
             proctree.started(process.pid)
@@ -196,13 +220,22 @@ def _spawn(
         if group is not None:
             cgroups.remove(group)
         raise
-    # What the agent forks before this line carries its marker; what it forks after, the cgroup.
+    # What it forks before this line carries its marker; what it forks after, the cgroup.
     if group is not None and not cgroups.adopt(group, process.pid):
         cgroups.remove(group)
         group = None
     if group is None:
         proctree.become_subreaper()
     return process, group
+
+
+def end_session(process: subprocess.Popen[bytes], marker: str, group: Path | None) -> None:
+    """After ``process`` was reaped: whatever it left running (a server, a watcher, a daemon)
+    stopped at once, and its cgroup removed."""
+    proctree.stop(marker, leader=process.pid, cgroup=group, grace_s=0)
+    proctree.forget(process.pid)
+    if group is not None:
+        cgroups.remove(group)
 
 
 def _lost(log: _Log, sink: _Events) -> str | None:

@@ -7,6 +7,7 @@ not in the task directory, because the agent can write to its task directory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -51,6 +52,89 @@ class ReportSource(StrEnum):
 class VerifiedBy(StrEnum):
     GIT = "git"
     DECLARATION = "declaration"
+
+
+class ChecksState(StrEnum):
+    """Where a run of the project's checks (``[review] checks``) stands."""
+
+    RUNNING = "running"
+    PASSED = "passed"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    """Stopped before the end (a cancel, Ctrl-C): what ran is kept, the verdict is not given."""
+
+
+class ChecksMark(StrEnum):
+    """What a task's checks say, as the tree, ``ps`` and the MCP server show it."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    RUNNING = "running"
+    NOT_RUN = "not run"
+
+
+class CheckResult(ProtocolModel):
+    """One check caesar ran itself (never the agent's claim): its command and how it ended."""
+
+    command: str
+    exit_code: int | None = None
+    """None when it did not end by itself (stopped at its timeout, cancelled, never started)."""
+    duration_ms: Annotated[int, Field(ge=0)] = 0
+    timed_out: bool = False
+    cancelled: bool = False
+    error: str | None = None
+    """Why it could not be run at all (its directory is gone...), in words."""
+    output_tail: str = ""
+    """The end of its stdout and stderr (what a hostile test may print: shown escaped)."""
+    log: str | None = None
+    """Its whole output, relative to the task directory (``checks/1.log``)."""
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0 and not (self.timed_out or self.cancelled or self.error)
+
+    @property
+    def outcome(self) -> str:
+        """How it ended, in a few words: ``exit 1``, ``timed out``, ``cancelled``."""
+        if self.error:
+            return f"not run: {self.error}"
+        if self.timed_out:
+            return "timed out"
+        if self.cancelled:
+            return "cancelled"
+        return "no exit code" if self.exit_code is None else f"exit {self.exit_code}"
+
+
+class Checks(ProtocolModel):
+    """One run of the project's checks on a task: at its end, or on demand (``caesar check``)."""
+
+    state: ChecksState
+    started_at: AwareDatetime
+    ended_at: AwareDatetime | None = None
+    results: list[CheckResult] = Field(default_factory=list)
+    hunks: list[str] = Field(default_factory=list)
+    """The selection they ran on (``caesar check --hunk``); empty: the whole task."""
+    pid: int | None = None
+    """The caesar process running them, while ``running``: a dead one means interrupted."""
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        """The checks that ran and did not pass (a cancelled one did not fail)."""
+        return [r for r in self.results if not r.passed and not r.cancelled]
+
+
+def checks_mark(checks: Checks | None, alive: Callable[[int], bool]) -> ChecksMark:
+    """The mark of a run of checks; one left ``running`` by a caesar that is gone (``alive``
+    says of its pid) was interrupted: not run."""
+    if checks is None:
+        return ChecksMark.NOT_RUN
+    if checks.state is ChecksState.RUNNING:
+        running = checks.pid is not None and alive(checks.pid)
+        return ChecksMark.RUNNING if running else ChecksMark.NOT_RUN
+    return {
+        ChecksState.PASSED: ChecksMark.PASSED,
+        ChecksState.FAILED: ChecksMark.FAILED,
+    }.get(checks.state, ChecksMark.NOT_RUN)
 
 
 MAX_KEPT_LINES = 400
@@ -169,6 +253,31 @@ class TaskRecord(ProtocolModel):
     report_tier: str | None = None
     """The tier the agent was asked to honor (channel, schema, file)."""
     deadline_ms: int | None = None
+    checks: Checks | None = None
+    """The last run of ``[review] checks`` on the whole task (None: never run)."""
+    selection_checks: Checks | None = None
+    """The last run on a selection of its hunks, in a scratch worktree (``caesar check --hunk``)."""
+    model: str | None = None
+    """The model the agent was told to use (None: its own default); a follow-up turn keeps it."""
+    network_asked: str | None = None
+    """The network the caller asked for (``auto``, ``on``, ``off``; None: the default); a
+    follow-up turn asks the same."""
+    session_id: str | None = None
+    """The agent CLI's own session (codex's thread, Claude Code's session...) as its stream
+    named it: what a follow-up turn resumes."""
+    continues: str | None = None
+    """The turn this task follows up (``caesar continue``): same agent, worktree and base."""
+    chain: str | None = None
+    """The first turn of the chain this task belongs to (None: it is that first turn, or has
+    no follow-up)."""
+    turn: Annotated[int, Field(ge=1)] = 1
+    continued_by: str | None = None
+    """The turn that followed this one up: the worktree is now that turn's to change."""
+    turn_base: str | None = None
+    """A follow-up turn: the tree of its workspace when it started (the previous turn's work as
+    the reviewer left it), what ``caesar diff --since-previous`` compares with."""
+    resumed_session: str | None = None
+    """A follow-up turn that resumed the agent's session: which one (None: a fresh session)."""
 
     @property
     def ending_seq(self) -> int | None:
@@ -181,6 +290,11 @@ class TaskRecord(ProtocolModel):
         """Concluded by a caesar that did not name its ``finished`` event: the last one in the
         log is taken as its ending, as that caesar's readers did."""
         return self.status.terminal and self.finished_seq is None
+
+    @property
+    def chained(self) -> bool:
+        """Whether the task is one turn of several: a follow-up, or followed up."""
+        return self.continues is not None or self.continued_by is not None
 
     @property
     def taken(self) -> list[Taken]:

@@ -3,9 +3,11 @@ hunk by hunk, and what stands against it (caesar's checks failed, or were not ru
 
 from __future__ import annotations
 
+from caesar_core.review.checks import apply_warning
 from caesar_core.store.record import TaskRecord
+from caesar_tui.marks import WARNING
 from caesar_tui.modals.confirm import ConfirmModal
-from caesar_tui.review import Choice, checks_warning
+from caesar_tui.review import Choice
 
 REASON_PROMPT = "why (optional; a follow-up turn of the task is told)"
 
@@ -19,10 +21,10 @@ def apply_confirmation(record: TaskRecord, choice: Choice | None) -> ConfirmModa
         what = "every hunk" if choice.whole else f"{choice.hunks} hunk(s)"
         title = f"Apply {what} of {choice.files} file(s) of {short} to your tree?"
         body = list(choice.lines)
-    checks, warn = checks_warning(record)
-    return ConfirmModal(
-        title, [*body, *([] if warn else [checks])], warnings=[checks] if warn else []
-    )
+    warning = apply_warning(record)
+    if warning is None:
+        return ConfirmModal(title, [*body, "caesar's checks passed"])
+    return ConfirmModal(title, body, warnings=[f"{WARNING.glyph} {warning}"])
 
 
 def reject_confirmation(record: TaskRecord, choice: Choice) -> ConfirmModal:

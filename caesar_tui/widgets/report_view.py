@@ -14,10 +14,19 @@ from textual.widgets import Static
 
 from caesar_core.humanize import duration
 from caesar_core.protocol.report import Report, Severity, Usage
-from caesar_core.store.record import ReportSource, VerifiedBy
+from caesar_core.review.checks import BY_CAESAR, failure_lines
+from caesar_core.runner.slots import pid_alive
+from caesar_core.store.record import (
+    CheckResult,
+    Checks,
+    ChecksMark,
+    ReportSource,
+    VerifiedBy,
+    checks_mark,
+)
 from caesar_core.terminal import quote_path, safe_text
 from caesar_core.watch import TaskView
-from caesar_tui.marks import CHANGE, REPORT_STYLE, SEVERITY_STYLE, STATUS
+from caesar_tui.marks import CHANGE, CHECKS, REPORT_STYLE, SEVERITY_STYLE, STATUS
 from caesar_tui.workers import WorkerFailures
 
 ReadReport = Callable[[str], Report | None]
@@ -124,7 +133,10 @@ def render_report(view: TaskView, report: Report | None) -> Content:
         (record.status.value, f"bold {STATUS[record.status].style}"),
     )
     if report is None:
-        return _lines([status, Content.styled("no report yet", "$text-muted")])
+        missing = _lines([status, Content.styled("no report yet", "$text-muted")])
+        if record.checks is None:
+            return missing
+        return Content("\n\n").join([missing, _checks(record.checks, "")])
     status = Content.assemble(
         status,
         ("  report ", "$text-muted"),
@@ -135,11 +147,17 @@ def render_report(view: TaskView, report: Report | None) -> Content:
         blocks.append(Content(safe_text(report.details, lines=True)))
     if report.changes:
         blocks.append(_changes(report, record.changes_verified_by))
+    blocks.append(_checks(record.checks, ""))
+    if record.selection_checks is not None:
+        hunks = ", ".join(record.selection_checks.hunks)
+        blocks.append(_checks(record.selection_checks, f" on hunks {hunks} alone"))
     if report.findings:
         blocks.append(_findings(report))
-    if report.commands_run:
+    # caesar's own checks are listed above, from caesar's record; these are the agent's.
+    agents = [run for run in report.commands_run if (run.model_extra or {}).get("by") != BY_CAESAR]
+    if agents:
         lines = [_heading("commands")]
-        for run in report.commands_run:
+        for run in agents:
             code = "" if run.exit_code is None else f"exit {run.exit_code}"
             style = "$text-success" if run.exit_code == 0 else "$text-error"
             lines.append(Content.assemble("  $ ", safe_text(run.command), "  ", (code, style)))
@@ -209,6 +227,39 @@ def _changes(report: Report, verified_by: VerifiedBy | None) -> Content:
             )
         )
     return _lines(lines)
+
+
+def _checks(checks: Checks | None, scope: str) -> Content:
+    """caesar's own checks of the task (its record's, never the report's): one line each."""
+    mark = checks_mark(checks, pid_alive)
+    shown = CHECKS[mark]
+    ran = checks is not None and bool(checks.results)
+    heading = Content.assemble(
+        ("checks", "bold"),
+        (f"{scope}  ", "$text-muted"),
+        (f"{shown.glyph} {mark.value}", shown.style),
+        ("  run by caesar" if ran else "", "$text-muted"),
+    )
+    if checks is None or (mark is ChecksMark.NOT_RUN and not checks.results):
+        return heading
+    return _lines([heading, *(_check(result) for result in checks.results)])
+
+
+def _check(result: CheckResult) -> Content:
+    passed = result.passed
+    mark = CHECKS[ChecksMark.PASSED if passed else ChecksMark.FAILED]
+    line = Content.assemble(
+        "  ",
+        (mark.glyph, mark.style),
+        " $ ",
+        safe_text(result.command),
+        (f"  {duration(result.duration_ms / 1000)}  ", "$text-muted"),
+        (result.outcome, "$text-success" if passed else "$text-error"),
+    )
+    if passed or result.cancelled:
+        return line
+    tail = [Content.assemble("      ", (text, "$text-muted")) for text in failure_lines(result, 3)]
+    return _lines([line, *tail])
 
 
 def _findings(report: Report) -> Content:

@@ -1,4 +1,5 @@
-"""The left pane: tasks by delegation, each with its state in one line."""
+"""The left pane: tasks by delegation (a task's follow-up turns under it), each with its state
+in one line."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from textual.widgets.tree import TreeNode
 
 from caesar_core.events.fold import STALL_AFTER
 from caesar_core.humanize import age, clip, one_line
+from caesar_core.runner.slots import pid_alive
 from caesar_core.store import TaskNode, build_tree
+from caesar_core.store.record import checks_mark
 from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.keys import bind
-from caesar_tui.marks import MUTED, NEEDS_INPUT, STALLED, STATUS
+from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
 
 HEADLINE_WIDTH = 70
 
@@ -190,12 +193,16 @@ class TaskTree(Tree[str]):
         # One mark column: a task waiting on a person shows the question mark in its place, so
         # the ids of every row stay aligned.
         mark = NEEDS_INPUT if view.needs_input else STATUS[status]
+        checked = CHECKS[checks_mark(record.checks, pid_alive)]
         label = Content.assemble(
             (mark.glyph + " ", mark.style),
             (record.id[2:10], "bold"),
+            (" " + checked.glyph, checked.style),
             (f" {who:<10.10} ", "$text-secondary"),
             (f"{shown_age:>4} ", MUTED),
             (f"{STALLED.glyph} " if stalled else "", STALLED.style),
+            # The turns of a task (caesar continue) are one chain under its first turn.
+            (f"turn {record.turn} " if record.chained else "", "$text-accent"),
             (headline, "$text-warning" if view.needs_input else ""),
         )
         # Built with the theme's variables like every pane; the tree draws Rich text, so the

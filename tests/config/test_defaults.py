@@ -58,6 +58,7 @@ def test_uncommented_the_settings_are_exactly_the_defaults(layers: Layers) -> No
         (("agent",), "[[agent]]"),
         (("role",), "[[role]]"),
         (("watch",), "[watch]"),
+        (("review",), "[review]"),
     ],
 )
 def test_every_key_is_documented(section: tuple[str, ...], header: str) -> None:
@@ -78,6 +79,8 @@ def test_the_documented_examples_are_valid_too(layers: Layers) -> None:
     config = layers.load().config
     assert [agent.id for agent in config.agents] == ["jqagent"]
     assert config.bridge.rules[0].decision == "require_approval"
+    assert [check.command for check in config.review.checks] == ["pytest -q", "ruff check ."]
+    assert str(config.review.checks[1].timeout) == "2m"
     assert config.models == {"codex": "gpt-5-codex", "claude": "sonnet"}
     reviewer = config.role("reviewer")
     assert reviewer is not None and reviewer.model == "sonnet"

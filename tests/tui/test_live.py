@@ -213,7 +213,7 @@ async def test_a_filter_applied_keeps_the_matching_tasks(tmp_path: Path) -> None
         assert "aaaaaaaa" in text(tree)
         await pilot.press("slash", *"agent:codex", "enter")
         await until(pilot, lambda: "aaaaaaaa" not in text(tree), "the filter")
-        assert "bbbbbbbb codex" in text(tree)
+        assert "bbbbbbbb ☐ codex" in text(tree)
         assert "filter: agent:codex" in static_text(app.query_one(StatusBar))
         await pilot.press("slash", *["backspace"] * 11, "enter")
         await until(pilot, lambda: "aaaaaaaa" in text(tree), "the filter cleared")

@@ -109,7 +109,7 @@ async def test_two_hunks_toggled_and_applied_are_exactly_what_reaches_the_tree(
         assert "@@ -1,8 +1,8 @@  (all 4 lines)" in confirmation
         assert "def describe(r):  (all 2 lines)" in confirmation
         assert "def perimeter(r):  (all" not in confirmation
-        assert "checks: not run" in confirmation
+        assert "⚠ caesar's checks have not run on this task" in confirmation
         await pilot.press("y")
         await until(
             pilot, lambda: (repo / "calc.py").read_text() != OLD, "the applied hunks in the tree"
