@@ -74,7 +74,7 @@ class Comment(ProtocolModel):
 
 
 class CommentsFile(ProtocolModel):
-    protocol: Literal["caesar.comments/v1"] = COMMENTS_V1
+    protocol: Literal["caesar.comments/v1"] = "caesar.comments/v1"
     comments: list[Comment] = Field(default_factory=list)
 
 
