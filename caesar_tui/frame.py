@@ -52,7 +52,8 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
             stalled += f"  [checks {checked.value}]"
         lines.append(
             f"{'  ' * level}{mark} {record.id}  {safe_text(record.role or record.agent):<10} "
-            f"{age((now - record.created_at).total_seconds()):>4}  {headline}{stalled}"
+            f"{age((now - record.created_at).total_seconds()):>4}  "
+            f"{f'turn {record.turn} ' if record.chained else ''}{headline}{stalled}"
         )
     for view in views.values():
         for held in view.approvals if view.needs_input else ():

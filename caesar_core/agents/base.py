@@ -55,6 +55,8 @@ class Capabilities:
     network: NetworkControl = NetworkControl.UNKNOWN
     mcp: McpInjection = McpInjection.NONE
     model: bool = False
+    resume: bool = False
+    """A later turn can resume the session its stream named (``Invocation.resume_session``)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,9 @@ class Invocation:
     extra_args: Sequence[str] = ()
     channel_command: Sequence[str] = ()
     """How to start the task's MCP channel server, when the task has one."""
+    resume_session: str | None = None
+    """A follow-up turn: the CLI's own session to resume (checked by ``agents.sessions``), with
+    ``prompt`` as the next message in it. None: a new session."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,12 @@ class Translator(Protocol):
     @property
     def usage(self) -> Usage | None: ...
 
+    @property
+    def session(self) -> str | None:
+        """The CLI's own session id, once its stream named a valid one (see
+        ``agents.sessions``): what a follow-up turn resumes."""
+        ...
+
 
 class Adapter(Protocol):
     @property
@@ -150,6 +161,7 @@ class SilentTranslator:
 
     skipped = 0
     failure: str | None = None
+    session: str | None = None
 
     def __init__(self) -> None:
         self._last: str | None = None

@@ -5,6 +5,11 @@ the same things in the form a model reads best. It ends with the one part the ag
 get wrong, how to hand its report back, which depends on the tier caesar chose for it (the
 MCP return channel, native structured output, or the report file).
 
+A follow-up turn (``task.followup``) opens with what it continues instead: the previous
+objective, what the reviewer asks now, their open comments with the code, the hunks they
+rejected with why, and the output of the checks that failed (``review.followup`` renders
+those, escaped and fenced: they quote the agent's own work).
+
 The text is a pure function of its inputs (no timestamps, no randomness), so a task rendered
 twice gets the same prompt, and the brief can be snapshot-tested and reproduced from
 ``task.json`` alone.
@@ -15,10 +20,11 @@ from __future__ import annotations
 import json
 from typing import Literal, assert_never
 
-from caesar_core.protocol.task import Mode, Task
+from caesar_core.protocol.task import FollowUp, Mode, Task
 from caesar_core.protocol.taskdir import ENV_REPORT_PATH
 from caesar_core.protocol.versions import CURRENT, DocumentKind
 from caesar_core.report.extract import EXAMPLE_REPORT
+from caesar_core.review.followup import checks_section, clean, comments_section, rejected_section
 
 Tier = Literal["channel", "schema", "file"]
 """How the report comes back (the same values as ``caesar_core.agents.base.ReportTier``)."""
@@ -33,17 +39,22 @@ def render_brief(
     tier: Tier,
     channel_server: str = "caesar",
     system_prompt: str = "",
+    resumed: bool = False,
 ) -> str:
     """The whole prompt for ``task``: objective, context, constraints, criteria, reporting.
 
     ``system_prompt`` (an agent profile's standing instructions) comes first, so the task's
     own sections, read last, take precedence. ``channel_server`` is the name the agent sees
-    the task's MCP server under.
+    the task's MCP server under. ``resumed`` says a follow-up turn goes on in the agent's
+    own session (it remembers the earlier turns); else it starts fresh and is told so.
     """
     sections: list[str] = []
     if system_prompt.strip():
         sections.append(system_prompt.strip())
-    sections.append(f"# Objective\n\n{task.objective.strip()}")
+    if task.followup is not None:
+        sections += _followup(task, task.followup, resumed)
+    else:
+        sections.append(f"# Objective\n\n{task.objective.strip()}")
     if task.context.strip():
         sections.append(f"## Context\n\n{task.context.strip()}")
     sections.append(_bullets("## Constraints", _constraints(task)))
@@ -52,6 +63,41 @@ def render_brief(
         sections.append(_bullets("## Acceptance criteria", criteria))
     sections.append(_reporting(task, tier, channel_server))
     return "\n\n".join(sections) + "\n"
+
+
+def _followup(task: Task, followup: FollowUp, resumed: bool) -> list[str]:
+    """The opening of a follow-up turn: what it continues, then the review, item by item
+    (``review.followup``)."""
+    if resumed:
+        lead = (
+            "This goes on in your previous session. The workspace holds the work of the earlier "
+            "turns as the reviewer left it (what they rejected is no longer there). Answer the "
+            "review below, then report again: this turn has its own task id and report path "
+            "(see Reporting)."
+        )
+    else:
+        lead = (
+            "Your earlier session could not be resumed: you start without its memory. The "
+            "workspace already holds the work of the earlier turns as the reviewer left it "
+            "(what they rejected is no longer there): read it before you change anything. "
+            "Answer the review below, then report (see Reporting)."
+        )
+    sections = [f"# Follow-up: turn {followup.turn} of task {followup.first_turn}\n\n{lead}"]
+    if followup.turn > 2 and followup.first_objective != followup.previous_objective:
+        sections.append(f"## The task (turn 1)\n\n{clean(followup.first_objective)}")
+    sections += [
+        f"## Previous objective\n\n{clean(followup.previous_objective)}",
+        f"## What to do now\n\n{clean(task.objective)}",
+        comments_section(followup.comments),
+        rejected_section(followup.rejected_hunks),
+        checks_section(followup.failed_checks),
+    ]
+    if followup.omitted:
+        sections.append(
+            f"({followup.omitted} more review item(s) left out to keep this short; the whole "
+            "work is in the workspace.)"
+        )
+    return [section for section in sections if section]
 
 
 def _constraints(task: Task) -> list[str]:

@@ -88,6 +88,8 @@ class ClaudeTranslator(JsonStreamTranslator):
 
     def handle(self, obj: dict[str, Any]) -> list[EventPayload]:
         kind = obj.get("type")
+        if "session_id" in obj:  # every line names it; `claude --resume` takes it
+            self.saw_session(obj["session_id"])
         if kind == "assistant":
             return self._assistant(obj)
         if kind == "user":
@@ -256,6 +258,7 @@ class ClaudeAdapter:
         network=NetworkControl.TOGGLE,
         mcp=McpInjection.FLAG,
         model=True,
+        resume=True,
     )
 
     def launch(self, invocation: Invocation) -> Launch:
@@ -277,6 +280,8 @@ class ClaudeAdapter:
         if invocation.model:
             argv += ["--model", invocation.model]
         argv += self._channel_args(invocation)
+        if invocation.resume_session:
+            argv += ["--resume", invocation.resume_session]  # the same session id goes on
         argv += list(invocation.extra_args)
         files: dict[Path, str] = {}
         if invocation.channel_command:

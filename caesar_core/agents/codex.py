@@ -52,7 +52,7 @@ _RETRY_NOTICES = ("reconnecting", "retrying", "falling back")
 """Top-level ``error`` lines that are codex retrying, not the run failing."""
 _SHELL_WRAPPERS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"}
 _ITEM_EVENTS = ("item.started", "item.updated", "item.completed")
-_QUIET = {"thread.started", "turn.started", "session.created", "item.plan.delta"}
+_QUIET = {"turn.started", "session.created", "item.plan.delta"}
 """Known lines with nothing to show (the engine already wrote ``started``)."""
 
 
@@ -70,6 +70,9 @@ class CodexTranslator(JsonStreamTranslator):
             if not isinstance(item, dict) or not isinstance(item.get("id"), str):
                 return self.unknown()
             return self._item(str(kind).removeprefix("item."), item)
+        if kind == "thread.started":
+            self.saw_session(obj.get("thread_id"))  # what `codex exec resume` takes
+            return self.ignore()
         if kind == "turn.completed":
             return self._turn_usage(obj.get("usage"))
         if kind == "turn.failed":
@@ -255,11 +258,16 @@ class CodexAdapter:
         network=NetworkControl.WRITE_ONLY,
         mcp=McpInjection.FLAG,
         model=True,
+        resume=True,
     )
 
     def launch(self, invocation: Invocation) -> Launch:
         """``codex exec`` in the workspace; the caller's extra flags just before the prompt,
-        which follows ``--`` so a brief starting with a dash is never read as a flag."""
+        which follows ``--`` so a brief starting with a dash is never read as a flag.
+
+        A follow-up turn is ``codex exec [options] resume <thread id> -- <prompt>``: the
+        sandbox, directory and output options are ``exec``'s and go before ``resume``, which
+        takes only the thread and the next message."""
         task, paths = invocation.task, invocation.paths
         writes = not read_only(task)
         argv = [self.bin, "exec", "--json", "--skip-git-repo-check", "-C", task.workspace]
@@ -281,6 +289,8 @@ class CodexAdapter:
             # that refuses the call: "MCP tool call requires approval, but approval policy
             # is never". caesar's own channel is trusted, so its tools are pre-approved.
             argv += ["-c", 'mcp_servers.caesar.default_tools_approval_mode="approve"']
+        if invocation.resume_session:
+            argv += ["resume", invocation.resume_session]
         argv += [*invocation.extra_args, "--", invocation.prompt]
         return Launch(argv, Path(task.workspace))
 

@@ -91,6 +91,7 @@ class GeminiTranslator(JsonStreamTranslator):
         elif kind == "result":
             events += self._result(obj)
         elif kind in _QUIET:
+            self.saw_session(obj.get("session_id"))  # init names it; `gemini --resume` takes it
             events += self.ignore()
         else:
             events += self.unknown()
@@ -249,6 +250,7 @@ class GeminiAdapter:
         network=NetworkControl.OPEN,
         mcp=McpInjection.SETTINGS,
         model=True,
+        resume=True,
     )
 
     def launch(self, invocation: Invocation) -> Launch:
@@ -267,6 +269,10 @@ class GeminiAdapter:
         argv += ["--include-directories", str(paths.root)]
         if invocation.model:
             argv += ["-m", invocation.model]
+        if invocation.resume_session:
+            # A full id, never "latest" or an index: sessions are kept per project directory,
+            # and the worktree is the same one.
+            argv += ["--resume", invocation.resume_session]
         argv += list(invocation.extra_args)
         prompt = invocation.prompt
         argv += [f"--prompt={prompt}"] if prompt.startswith("-") else ["-p", prompt]

@@ -71,6 +71,7 @@ def capabilities(adapter: Adapter) -> dict[str, Any]:
         "network": caps.network.value,
         "mcp": caps.mcp.value,
         "model": caps.model,
+        "resume": caps.resume,
     }
 
 

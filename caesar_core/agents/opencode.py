@@ -64,6 +64,8 @@ class OpencodeTranslator(JsonStreamTranslator):
 
     def handle(self, obj: dict[str, Any]) -> list[EventPayload]:
         kind = obj.get("type")
+        if "sessionID" in obj:  # every line names it; `opencode run --session` takes it
+            self.saw_session(obj["sessionID"])
         part = obj.get("part")
         part = part if isinstance(part, dict) else {}
         if kind in _QUIET:
@@ -207,6 +209,7 @@ class OpencodeAdapter:
         network=NetworkControl.OPEN,
         mcp=McpInjection.ENVIRONMENT,
         model=True,
+        resume=True,
     )
 
     def launch(self, invocation: Invocation) -> Launch:
@@ -223,6 +226,8 @@ class OpencodeAdapter:
         argv = [self.bin, "run", "--format", "json", "--thinking", "--dir", str(workspace)]
         if invocation.model:
             argv += ["--model", invocation.model]
+        if invocation.resume_session:
+            argv += ["--session", invocation.resume_session]
         argv += [*invocation.extra_args, "--", invocation.prompt]
         env = {"PWD": str(workspace)}
         env["OPENCODE_PERMISSION"] = _layered("OPENCODE_PERMISSION", permissions(invocation))

@@ -31,6 +31,7 @@ from caesar_core.agents.claude import ClaudeAdapter
 from caesar_core.agents.codex import CodexAdapter
 from caesar_core.agents.gemini import GeminiAdapter
 from caesar_core.agents.opencode import OpencodeAdapter
+from caesar_core.agents.sessions import PointerTranslator
 from caesar_core.config import AgentConfig, Config
 
 VERSION_TIMEOUT_S = 3.0
@@ -81,6 +82,7 @@ class GenericAdapter:
             native_read_only=self.config.native_read_only,
             network=NetworkControl.TOGGLE if self.config.network_args else NetworkControl.UNKNOWN,
             model="{{model}}" in self.config.args,
+            resume=self.config.resume_args is not None,
         )
 
     def launch(self, invocation: Invocation) -> Launch:
@@ -91,8 +93,13 @@ class GenericAdapter:
             "taskDir": str(paths.root),
             "reportPath": str(paths.report),
             "model": invocation.model,
+            "session": invocation.resume_session,
         }
-        argv = [self.config.bin, *self.config.render_args(values)]
+        resuming = invocation.resume_session and self.config.resume_args
+        if resuming:
+            argv = [self.config.bin, *self.config.render_template(resuming, values)]
+        else:
+            argv = [self.config.bin, *self.config.render_args(values)]
         if read_only(task) and self.config.read_only_args:
             argv += self.config.render_template(self.config.read_only_args, values)
         if invocation.network_off and self.config.network_args:
@@ -106,6 +113,8 @@ class GenericAdapter:
         return None
 
     def translator(self, invocation: Invocation) -> Translator:
+        if self.config.session_from is not None:
+            return PointerTranslator(self.config.session_from)
         return SilentTranslator()
 
     def preferred_tier(self, channel: bool) -> ReportTier:

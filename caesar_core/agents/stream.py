@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from caesar_core import safefs
+from caesar_core.agents.sessions import session_id
 from caesar_core.bridge.scan import clip, redact
 from caesar_core.protocol.event import EventPayload, ToolStatus, ToolUse
 from caesar_core.protocol.report import Usage
@@ -55,6 +56,8 @@ class JsonStreamTranslator:
         """Lines that were not JSON objects, or objects of a type never seen before."""
         self.failure: str | None = None
         """Set when the stream itself says the run failed (a failed turn, an error result)."""
+        self.session: str | None = None
+        """The CLI's own session id, the last valid one the stream named (``saw_session``)."""
         self._final_text: str | None = None
         self._usage: Usage | None = None
         self._open: dict[str, tuple[str, str]] = {}
@@ -133,6 +136,12 @@ class JsonStreamTranslator:
 
     def is_open(self, call_id: str) -> bool:
         return call_id in self._open
+
+    def saw_session(self, value: object) -> None:
+        """The stream named its session: kept when it is an id caesar can pass back."""
+        found = session_id(value)
+        if found is not None:
+            self.session = found
 
     def said(self, text: str) -> None:
         """Remember the agent's latest message (the degraded tier's first place to look)."""

@@ -19,6 +19,7 @@ from caesar_core.cli.protocol import protocol
 from caesar_core.cli.review import apply, diff, discard, gc, reject
 from caesar_core.cli.setup import agents, doctor, init
 from caesar_core.cli.tasks import answer, cancel, logs, ps, run
+from caesar_core.cli.turns import continue_
 from caesar_core.errors import CaesarError
 from caesar_core.terminal import safe_text
 
@@ -66,6 +67,7 @@ for command in (init, doctor, agents, run, ps, logs, cancel, answer, diff, apply
     cli.add_command(command)
 for command in (discard, gc):
     cli.add_command(command)
+cli.add_command(continue_)
 cli.add_command(demo)
 cli.add_command(protocol)
 cli.add_command(mcp)

@@ -33,19 +33,35 @@ HUNK_HELP = (
     is_flag=True,
     help="Each hunk with its id and its changed lines numbered (with --stat: the ids only).",
 )
+@click.option(
+    "--since-previous",
+    is_flag=True,
+    help="A follow-up turn: what this turn alone changed, not the whole work.",
+)
 @project_options
-def diff(task_id: str, stat: bool, show_hunks: bool, root: Path, as_json: bool) -> None:
+def diff(
+    task_id: str, stat: bool, show_hunks: bool, since_previous: bool, root: Path, as_json: bool
+) -> None:
     """Show what a task changed, against the commit it started from (never HEAD).
 
-    Symbolic links are listed with where they point. The patch is printed exactly into a pipe
-    (for `git apply`); on a terminal its control characters are shown escaped. --hunks names
-    each hunk, for `caesar apply/reject ID --hunk HUNK_ID[:N-M]`.
+    Every turn of a task (`caesar continue`) shows the whole work against that commit;
+    --since-previous shows what the turn alone changed. Symbolic links are listed with where
+    they point. The patch is printed exactly into a pipe (for `git apply`); on a terminal its
+    control characters are shown escaped. --hunks names each hunk, for `caesar apply/reject
+    ID --hunk HUNK_ID[:N-M]`.
     """
+    from caesar_core.runner.turns import since_previous as turn_diff
     from caesar_core.runner.worktrees import diff_json, task_diff
     from caesar_core.store import TaskStore
 
-    record = TaskStore(root).get(task_id)
-    changes = task_diff(record, with_patch=not stat or as_json or show_hunks)
+    store = TaskStore(root)
+    record = store.get(task_id)
+    with_patch = not stat or as_json or show_hunks
+    changes = (
+        turn_diff(store, record, with_patch=with_patch)
+        if since_previous
+        else task_diff(record, with_patch=with_patch)
+    )
     if as_json:
         emit_json(diff_json(task_id, changes))
         return

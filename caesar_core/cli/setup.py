@@ -94,6 +94,7 @@ def _caps(caps: dict[str, Any]) -> str:
         ("final-file", caps["final_message_file"]),
         ("read-only", caps["native_read_only"]),
         ("model", caps["model"]),
+        ("resume", caps["resume"]),
     ]
     shown = [name for name, on in marks if on] + [f"net:{caps['network']}"]
     if caps["mcp"] != "none":

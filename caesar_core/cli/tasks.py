@@ -7,7 +7,7 @@ import sys
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -19,7 +19,7 @@ from caesar_core.terminal import json_safe, quote_path, safe_text
 if TYPE_CHECKING:
     from caesar_core.events import EventTail
     from caesar_core.protocol.event import Event, FinishedEvent
-    from caesar_core.runner.engine import Outcome, Prepared, Runner
+    from caesar_core.runner.engine import Outcome, Prepared, Runner, StartFailed
     from caesar_core.store import TaskRecord
 
 
@@ -87,26 +87,36 @@ def run(
     try:
         prepared = runner.prepare(request, workspace)
     except StartFailed as failed:
-        if as_json:
-            emit_json(_outcome_json(failed.outcome))
-        else:
-            print_outcome(failed.outcome)
-            if failed.outcome.report.details:
-                click.echo(safe_text(failed.outcome.report.details.rstrip(), lines=True))
-        raise SystemExit(int(ExitCode.FAILURE)) from None
-    task_id = prepared.task.id
+        start_failed(failed, as_json)
     if not as_json:
         click.echo(
-            f"task {task_id}  {prepared.plan.adapter.id}  {prepared.plan.isolation.value}"
-            f"  {prepared.plan.mode.value}"
+            f"task {prepared.task.id}  {prepared.plan.adapter.id}"
+            f"  {prepared.plan.isolation.value}  {prepared.plan.mode.value}"
         )
+    follow_to_outcome(runner, prepared, as_json)
+
+
+def start_failed(failed: StartFailed, as_json: bool) -> NoReturn:
+    """A task that was created but could not start: its outcome, then exit 1."""
+    if as_json:
+        emit_json(outcome_json(failed.outcome))
+    else:
+        print_outcome(failed.outcome)
+        if failed.outcome.report.details:
+            click.echo(safe_text(failed.outcome.report.details.rstrip(), lines=True))
+    raise SystemExit(int(ExitCode.FAILURE)) from None
+
+
+def follow_to_outcome(runner: Runner, prepared: Prepared, as_json: bool) -> None:
+    """The notes of the task's preparation, its events live, then its outcome; exit 0 only
+    when the agent's process succeeded and its report says success."""
+    if not as_json:
         for finding in prepared.findings:
             click.echo(safe_text(f"  note: {finding.title}: {finding.detail}"))
-
     outcome = execute_live(runner, prepared, as_json)
     ok = outcome.record.status.value == "succeeded" and outcome.report.status.value == "success"
     if as_json:
-        emit_json(_outcome_json(outcome))
+        emit_json(outcome_json(outcome))
     else:
         print_outcome(outcome)
     if not ok:
@@ -260,13 +270,17 @@ class _EventPrinter:
         click.echo(json_safe(event.model_dump_json(exclude_none=True)))
 
 
-def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    """What ``caesar run --json`` and ``caesar continue --json`` print; a follow-up turn's
+    ``diff`` is its own changes (``caesar diff`` shows the whole work)."""
     from caesar_core.review.checks import checks_json
 
     record, diff = outcome.record, outcome.diff
     return {
         "task_id": record.id,
         "status": record.status.value,
+        "continues": record.continues,
+        "turn": record.turn,
         "task_dir": str(outcome.paths.root),
         "workspace": record.workspace,
         "report": outcome.report.to_json_dict(),
@@ -345,6 +359,7 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     elif not show_all:
         ended = [r for r in records if r.status.terminal][-10:]
         keep = {r.id for r in ended} | {r.id for r in records if not r.status.terminal}
+        keep |= {r.chain for r in records if r.id in keep and r.chain}  # the turns' task
         records = [r for r in records if r.id in keep]
     questions = {
         r.id: pending_questions(store.paths(r.id)) for r in records if not r.status.terminal
@@ -390,7 +405,7 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
                 _checks_cell(record),
                 f"{record.isolation.value}/{record.mode.value}",
                 age(record.age(now)),
-                one_line(record.objective, 48),
+                one_line(_turn(record) + record.objective, 48),
             ]
         )
     for task, problem in broken.items():
@@ -409,6 +424,11 @@ def _checks_mark(record: TaskRecord) -> str:
 def _checks_cell(record: TaskRecord) -> str:
     mark = _checks_mark(record)
     return "-" if mark == "not run" else mark
+
+
+def _turn(record: TaskRecord) -> str:
+    """``turn 2: `` before the objective of a task's turn (``caesar continue``)."""
+    return f"turn {record.turn}: " if record.chained else ""
 
 
 @click.command()

@@ -254,6 +254,9 @@ _HEADER = """\
 ## native_read_only = false    # true when the CLI itself enforces read-only tasks
 ## read_only_args = "--read-only"  # appended for read-only tasks; default none
 ## network_args = "--offline"      # appended when the network must be cut; default none
+## session_from = "/session_id"    # JSON pointer to the session id in its JSON output lines
+## resume_args = "--resume {{session}} {{prompt}}"  # args of a follow-up turn (caesar
+##                                 # continue) resuming that session; default none: fresh
 ## env = { JQ_COLORS = "0" }       # extra environment; default none
 
 ## Roles: a job with its agents in fallback order (the first installed and allowed one runs).

@@ -260,6 +260,12 @@ class AgentConfig(BaseModel):
     """Template appended to the arguments of read-only tasks."""
     network_args: StrictStr | None = None
     """Template appended when the network must be cut."""
+    session_from: StrictStr | None = None
+    """Where the agent's output names its session: a JSON pointer (``/session_id``) looked up
+    in each stdout line that is a JSON object; the last id found is resumed next turn."""
+    resume_args: StrictStr | None = None
+    """The args template of a follow-up turn that resumes the session (``{{session}}``, with
+    ``{{prompt}}`` the next message), used instead of ``args``; needs ``session_from``."""
     env: dict[EnvName, StrictStr] = Field(default_factory=dict)
 
     @field_validator("args")
@@ -279,6 +285,35 @@ class AgentConfig(BaseModel):
                 check_template(template, require_prompt=False)
             except TemplateError as exc:
                 raise _problem("template", str(exc)) from None
+        return template
+
+    @field_validator("session_from")
+    @classmethod
+    def _check_pointer(cls, pointer: str | None) -> str | None:
+        if pointer is not None and not pointer.startswith("/"):
+            raise _problem(
+                "pointer",
+                f"{pointer!r} is not a JSON pointer: write the path to the id in the agent's "
+                'JSON output, starting with "/" (e.g. "/session_id")',
+            )
+        return pointer
+
+    @field_validator("resume_args")
+    @classmethod
+    def _check_resume_args(cls, template: str | None, info: ValidationInfo) -> str | None:
+        if template is None:
+            return None
+        try:
+            check_template(template, require_prompt=True)
+        except TemplateError as exc:
+            raise _problem("template", str(exc)) from None
+        if "{{session}}" not in template:
+            raise _problem("template", "must contain {{session}}: the session it resumes")
+        if info.data.get("session_from") is None:
+            raise _problem(
+                "template",
+                "resume_args needs session_from: where caesar finds the session id to resume",
+            )
         return template
 
     @field_validator("cwd_mode")

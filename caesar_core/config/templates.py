@@ -13,8 +13,9 @@ import re
 import shlex
 from collections.abc import Mapping
 
-TOKENS: tuple[str, ...] = ("prompt", "workspace", "taskDir", "reportPath", "model")
-"""Every ``{{token}}`` a template may use; anything else is refused at load time."""
+TOKENS: tuple[str, ...] = ("prompt", "workspace", "taskDir", "reportPath", "model", "session")
+"""Every ``{{token}}`` a template may use; anything else is refused at load time
+(``{{session}}``, the session a follow-up turn resumes, has a value in ``resume_args`` only)."""
 
 _TOKEN = re.compile(r"\{\{(.*?)\}\}")
 _KNOWN = ", ".join("{{" + name + "}}" for name in TOKENS)

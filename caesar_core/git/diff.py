@@ -221,6 +221,18 @@ def changes_between(
     return to_tree_diff(found, snap.tree, with_patch=with_patch)
 
 
+def changes_between_snapshots(
+    workdir: Path, old: Snapshot, new: Snapshot, *, with_patch: bool = False
+) -> TreeDiff:
+    """What differs between two snapshots of ``workdir`` (one turn of a task to the next)."""
+    repo = _open_workdir(workdir)
+    base_tree, tree = as_tree(repo, old.tree), as_tree(repo, new.tree)
+    diff = tree_diff(base_tree, tree)
+    diff.find_similar(flags=DiffFind.FIND_RENAMES)
+    found = Reconciled(repo=repo, base_tree=base_tree, tree=tree, diff=diff)
+    return to_tree_diff(found, old.tree, with_patch=with_patch)
+
+
 def as_unicode(path: str) -> str:
     """``path`` as a JSON document can hold it: bytes that were not UTF-8 (kept by git as
     surrogate escapes) become U+FFFD. For reports only; the exact path stays in the diff."""

@@ -1,4 +1,4 @@
-"""``caesar mcp serve``: the thirteen tools a main agent drives caesar with, over stdio.
+"""``caesar mcp serve``: the fourteen tools a main agent drives caesar with, over stdio.
 
 Thin on purpose: each tool validates its arguments (the SDK does, from the signature), calls
 the session, and turns a ``CaesarError`` into an error result carrying the core's reason and
@@ -33,6 +33,7 @@ LOG_LIMIT_MAX = 1_000
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 TOOLS = (
     "caesar_delegate",
+    "caesar_continue",
     "caesar_await",
     "caesar_status",
     "caesar_logs",
@@ -73,7 +74,7 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
             "returns at once; caesar_await waits for reports; answer an agent's questions with "
             "caesar_answer; review with caesar_diff, run the project's checks with "
             "caesar_check, comment on lines with caesar_comment, and bring changes in with "
-            "caesar_apply."
+            "caesar_apply; send the agent back to the same work with caesar_continue."
         ),
         log_level="WARNING",
         lifespan=lifespan,
@@ -119,6 +120,21 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
         )
         return _call(lambda: session.delegate(request))
 
+    @server.tool()
+    def caesar_continue(
+        task_id: str, message: str = "", timeout: str | None = None
+    ) -> dict[str, Any]:
+        """Send an ended task's agent back to work: a new task (a follow-up turn) in the same
+        worktree from the same base, whose brief carries the previous objective, ``message``
+        and the review (rejected hunks, failing checks); the agent's own session is resumed
+        where its CLI can. Returns at once, as caesar_delegate does, with ``continues`` and
+        ``turn``."""
+        try:
+            timeout_ms = parse_duration(timeout) if timeout else None
+        except DurationError as error:
+            raise ToolError(f"timeout: {error}") from None
+        return _call(lambda: session.continue_task(task_id, message, timeout_ms=timeout_ms))
+
     @server.tool(annotations=READ_ONLY)
     def caesar_await(
         task_ids: list[str], timeout_ms: Annotated[int, Field(ge=0)] = AWAIT_DEFAULT_MS
@@ -148,9 +164,11 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
         return _call(lambda: session.cancel(task_id))
 
     @server.tool(annotations=READ_ONLY)
-    def caesar_diff(task_id: str) -> dict[str, Any]:
-        """What the task changed, against the commit it started from, with the patch."""
-        return _call(lambda: session.diff(task_id))
+    def caesar_diff(task_id: str, since_previous: bool = False) -> dict[str, Any]:
+        """What the task changed, against the commit it started from, with the patch (every
+        turn of a task shows the whole work); ``since_previous``: what a follow-up turn alone
+        changed."""
+        return _call(lambda: session.diff(task_id, since_previous=since_previous))
 
     @server.tool()
     def caesar_apply(

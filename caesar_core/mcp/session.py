@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,9 @@ from caesar_core.review.checks import checks_json
 from caesar_core.review.hunks import SelectionError, parse_pick
 from caesar_core.runner import control, worktrees
 from caesar_core.runner.delegation import Request
-from caesar_core.runner.engine import Runner, StartFailed
+from caesar_core.runner.engine import Prepared, Runner, StartFailed
 from caesar_core.runner.sweep import sweep, sweep_one
+from caesar_core.runner.turns import since_previous as since_previous_diff
 from caesar_core.store import mailbox
 from caesar_core.store.ids import check_task_id
 from caesar_core.store.record import TaskRecord, TaskStatus
@@ -56,8 +57,30 @@ class Session:
     def delegate(self, request: Request) -> dict[str, Any]:
         """Decide and lay the task down now (refusals surface here), then run it unwaited."""
         runner = Runner(self.root, load_config(self.root))
+        return self._start(runner, lambda: runner.prepare(request, self.workspace))
+
+    def continue_task(
+        self, task_id: str, message: str = "", *, timeout_ms: int | None = None
+    ) -> dict[str, Any]:
+        """A follow-up turn of an ended task (``caesar continue``), started like a delegation:
+        refusals surface here, then it runs unwaited."""
+        runner = Runner(self.root, load_config(self.root))
+        previous = check_task_id(task_id)
+        started = self._start(
+            runner, lambda: runner.prepare_followup(previous, message, timeout_ms=timeout_ms)
+        )
+        record = self.store.get(started["task_id"])
+        return {
+            **started,
+            "continues": record.continues,
+            "chain": record.chain,
+            "turn": record.turn,
+            "resumed_session": record.resumed_session,
+        }
+
+    def _start(self, runner: Runner, prepare: Callable[[], Prepared]) -> dict[str, Any]:
         try:
-            prepared = runner.prepare(request, self.workspace)
+            prepared = prepare()
         except StartFailed as failed:
             raise CaesarError(
                 f"the task could not start: {failed.reason}",
@@ -203,9 +226,14 @@ class Session:
         record = self.store.get(task_id)
         return {"task_id": task_id, "cancelled": cancelled, "status": record.status.value}
 
-    def diff(self, task_id: str) -> dict[str, Any]:
+    def diff(self, task_id: str, *, since_previous: bool = False) -> dict[str, Any]:
         record = self.store.get(check_task_id(task_id))
-        return worktrees.diff_json(task_id, worktrees.task_diff(record, with_patch=True))
+        changes = (
+            since_previous_diff(self.store, record, with_patch=True)
+            if since_previous
+            else worktrees.task_diff(record, with_patch=True)
+        )
+        return worktrees.diff_json(task_id, changes)
 
     def apply(self, task_id: str, hunks: Sequence[str] | None = None) -> dict[str, Any]:
         record = self.store.get(check_task_id(task_id))

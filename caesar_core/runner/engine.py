@@ -9,16 +9,17 @@ with a status, a report and a ``finished`` event: no task is left running by an 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shlex
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from caesar_core.agents.base import Invocation, ReportTier, Translator
+from caesar_core.agents.base import Invocation, Launch, ReportTier, Translator
 from caesar_core.agents.brief import render_brief
 from caesar_core.config import LoadedConfig
 from caesar_core.errors import CaesarError
@@ -37,10 +38,10 @@ from caesar_core.git import (
     snapshot,
 )
 from caesar_core.protocol.documents import write_concluded_report
-from caesar_core.protocol.event import Error, Finished, Started
+from caesar_core.protocol.event import Error, Finished, Progress, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.schema import strict_schema
-from caesar_core.protocol.task import Channel, Isolation, Task
+from caesar_core.protocol.task import Channel, FollowUpComment, Isolation, Task
 from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
 from caesar_core.review.checks import (
@@ -55,9 +56,16 @@ from caesar_core.review.checks import (
 from caesar_core.runner.delegation import Plan, Request, decide
 from caesar_core.runner.injected import injected
 from caesar_core.runner.reconcile import reconcile
+from caesar_core.runner.resume import (
+    WatchedTranslator,
+    fresh_session,
+    other_session,
+    session_lost,
+)
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
+from caesar_core.runner.turns import Continuation, claim, continuation, release, turn_base
 from caesar_core.runner.unwritten import conclude_unwritten, io_reason
 from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
@@ -94,6 +102,10 @@ class Prepared:
     tier: ReportTier
     prompt: str
     findings: list[Finding] = field(default_factory=list)
+    resume_session: str | None = None
+    """A follow-up turn: the agent's session to resume with ``prompt``."""
+    fresh_prompt: str = ""
+    """The brief of a fresh session, for a follow-up whose session cannot be resumed."""
 
 
 @dataclass(frozen=True)
@@ -124,9 +136,16 @@ class Runner:
 
     # -- prepare -----------------------------------------------------------------------------
 
-    def prepare(self, request: Request, workspace: Path) -> Prepared:
-        """Decide, then lay the task out on disk. Refusals happen before anything is written."""
+    def prepare(
+        self, request: Request, workspace: Path, *, continuing: Continuation | None = None
+    ) -> Prepared:
+        """Decide, then lay the task out on disk. Refusals happen before anything is written.
+
+        ``continuing``: a follow-up turn (``runner.turns``), which reuses the previous turn's
+        workspace and base instead of making its own, and names itself its one follow-up."""
         plan = decide(request, self.config, workspace=workspace, root=self.root, env=self.env)
+        if continuing is not None and plan.isolation is not continuing.previous.isolation:
+            plan = dataclasses.replace(plan, isolation=continuing.previous.isolation)
         task_id = request.task_id or new_task_id()
         now = self.clock()
         tier = plan.adapter.preferred_tier(request.channel)
@@ -147,11 +166,29 @@ class Runner:
             orchestrator_host=socket.gethostname(),
             report_tier=tier,
             deadline_ms=plan.timeout_ms,
+            model=plan.model,
+            network_asked=request.network,
         )
-        paths = self.store.create(record)
+        resume: str | None = None
         findings = list(plan.findings)
+        if continuing is not None:
+            record = record.model_copy(update=continuing.record_fields())
+            resume, fresh = continuing.session_for(plan.adapter)
+            findings += [fresh] if fresh else []
+            record = record.model_copy(update={"resumed_session": resume, "session_id": resume})
+            claim(self.store, continuing.previous.id, task_id)
         try:
-            agent_workspace, base_ref = self._isolate(plan, record, paths, label, findings)
+            paths = self.store.create(record)
+        except BaseException:
+            if continuing is not None:
+                release(self.store, continuing.previous.id, task_id)
+            raise
+        try:
+            if continuing is None:
+                agent_workspace, base_ref = self._isolate(plan, record, paths, label, findings)
+            else:
+                self.store.set(task_id, turn_base=turn_base(record))
+                agent_workspace, base_ref = Path(record.workspace), record.base_ref
             task = Task(
                 protocol=TASK_V1,
                 id=task_id,
@@ -172,16 +209,36 @@ class Runner:
                 report_path=str(paths.report),
                 events_path=str(paths.events),
                 channel=channel_for(paths) if tier == "channel" else None,
+                followup=continuing.followup() if continuing is not None else None,
             )
             claim_write(paths.root, paths.task_file.name, dump_json(task.to_json_dict()))
             if tier == "schema":
                 schema = dump_json(strict_schema("report"))
                 claim_write(paths.root, paths.report_schema.name, schema)
-            prompt = render_brief(task, tier=tier, system_prompt=plan.system_prompt)
+            prompt = render_brief(
+                task, tier=tier, system_prompt=plan.system_prompt, resumed=resume is not None
+            )
+            fresh_prompt = render_brief(task, tier=tier, system_prompt=plan.system_prompt)
         except Exception as error:
             outcome = self._fail_early(record, paths, error, findings)
             raise StartFailed(_reason(error), outcome) from error
-        return Prepared(plan, task, paths, tier, prompt, findings)
+        return Prepared(plan, task, paths, tier, prompt, findings, resume, fresh_prompt)
+
+    def prepare_followup(
+        self,
+        task_id: str,
+        message: str = "",
+        *,
+        timeout_ms: int | None = None,
+        comments: Sequence[FollowUpComment] = (),
+    ) -> Prepared:
+        """A follow-up turn of ``task_id`` (``caesar continue``), laid out like any task;
+        ``comments``: the reviewer's open comments its brief carries (none until comments
+        exist)."""
+        continuing = continuation(self.store, task_id, message, comments=comments)
+        return self.prepare(
+            continuing.request(timeout_ms), continuing.workspace, continuing=continuing
+        )
 
     def _isolate(
         self,
@@ -272,9 +329,10 @@ class Runner:
             network_off=plan.network_off,
             extra_args=plan.request.extra_args,
             channel_command=_channel_argv(task.channel),
+            resume_session=prepared.resume_session,
         )
         launch = adapter.launch(invocation)
-        translator = adapter.translator(invocation)
+        translator = WatchedTranslator(adapter.translator(invocation))
         env = {
             **self.env,
             **task_environment(paths, task.id, adapter.id, plan.depth),
@@ -303,17 +361,29 @@ class Runner:
                     EventWriter(paths.events, task.id, clock=self.clock) as stream,
                 ):
                     watchdog.arm()
-                    ended = run_agent(
-                        launch,
-                        task_id=task.id,
-                        env=env,
-                        raw_log=paths.raw_log,
-                        translator=translator,
-                        events=stream,
-                        timeout_s=timeout_s,
-                        cancel_requested=cancel_requested,
-                        on_spawn=spawned,
-                    )
+
+                    def attempt(
+                        launch: Launch, translator: WatchedTranslator, timeout_s: float
+                    ) -> Exit:
+                        return run_agent(
+                            launch,
+                            task_id=task.id,
+                            env=env,
+                            raw_log=paths.raw_log,
+                            translator=translator,
+                            events=stream,
+                            timeout_s=timeout_s,
+                            cancel_requested=cancel_requested,
+                            on_spawn=spawned,
+                        )
+
+                    ended = attempt(launch, translator, timeout_s)
+                    if session_lost(invocation, ended, translator):
+                        invocation, translator, ended = self._fresh_session(
+                            prepared, invocation, ended, stream, attempt, timeout_s
+                        )
+                    elif other := other_session(invocation.resume_session, translator):
+                        prepared.findings.append(other)
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
         except OSError as error:  # a full disk before the agent ran: its task still concludes
@@ -323,6 +393,33 @@ class Runner:
         )
         watchdog.disarm()  # left running when the record could not be written: it retries
         return outcome
+
+    def _fresh_session(
+        self,
+        prepared: Prepared,
+        invocation: Invocation,
+        failed: Exit,
+        stream: EventWriter,
+        attempt: Callable[[Launch, WatchedTranslator, float], Exit],
+        timeout_s: float,
+    ) -> tuple[Invocation, WatchedTranslator, Exit]:
+        """The resumed session could not be loaded: the turn starts a fresh one, with the full
+        brief and what is left of its time, and its report says so."""
+        adapter, lost = prepared.plan.adapter, invocation.resume_session
+        why = (
+            f"{adapter.id} could not resume its session {lost} (exit {failed.exit_code}, "
+            "before the session started)"
+        )
+        stream.append(Progress(message=f"{why}: starting a fresh session"))
+        prepared.findings.append(
+            fresh_session(f"{why}; this turn started a new one with the full brief.")
+        )
+        with contextlib.suppress(OSError):
+            self.store.set(prepared.task.id, resumed_session=None, session_id=None)
+        fresh = dataclasses.replace(invocation, prompt=prepared.fresh_prompt, resume_session=None)
+        translator = WatchedTranslator(adapter.translator(fresh))
+        left = max(0.0, timeout_s - failed.duration_ms / 1000)
+        return fresh, translator, attempt(adapter.launch(fresh), translator, left)
 
     def run(
         self,
@@ -458,6 +555,7 @@ class Runner:
             report_status=report.status,
             ended_reason=reason,
             finished_seq=finished_seq,
+            **_session_of(translator),
         )
         if not ours:
             # Someone concluded first (a cancel from another process); the facts still land.
@@ -468,6 +566,7 @@ class Runner:
                 changes_verified_by=verified,
                 report_status=report.status,
                 finished_seq=finished_seq,
+                **_session_of(translator),
             )
         return Outcome(final, report, diff, paths)
 
@@ -523,7 +622,13 @@ class Runner:
         return in_worktree(Path(worktree), self.root, prepared.plan.repo_root)
 
     def _diff(self, record: TaskRecord) -> TreeDiff | None:
+        """What this task changed: a follow-up turn's own changes (since its ``turn_base``),
+        else everything since the base."""
         exclude = record.excluded_paths
+        if record.turn_base:
+            return changes_between(
+                Path(record.workspace), Snapshot(record.turn_base), exclude=exclude
+            )
         if record.worktree_path and record.base_ref:
             return changes_since(Path(record.worktree_path), record.base_ref, exclude=exclude)
         if record.start_snapshot:
@@ -553,6 +658,11 @@ def _after_checks(
         return TaskStatus.CANCELLED, "cancelled while caesar's checks ran"
     failed = first_failure(checked or ())
     return (status, reason) if failed is None else (TaskStatus.FAILED, failure_reason(failed))
+
+
+def _session_of(translator: Translator) -> dict[str, object]:
+    """The CLI's session as its stream named it, for the record (a later turn resumes it)."""
+    return {"session_id": translator.session} if translator.session else {}
 
 
 def _status_of(ended: Exit, timeout_ms: int) -> tuple[TaskStatus, str | None]:

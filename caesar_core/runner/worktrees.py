@@ -193,7 +193,16 @@ def reject_json(task_id: str, result: RejectResult) -> dict[str, Any]:
 
 
 def discard(store: TaskStore, record: TaskRecord, *, force: bool = False) -> None:
-    """Remove a task's worktree and branch; refuses unapplied work unless forced."""
+    """Remove a task's worktree and branch; refuses unapplied work unless forced. The turns
+    of a task share one worktree: only the latest may discard it, for all of them."""
+    if record.continued_by:
+        raise CaesarError(
+            f"task {record.id} was continued by {record.continued_by}: its worktree is that "
+            "turn's now",
+            f"discard the latest turn of the chain (see caesar ps): caesar discard "
+            f"{record.continued_by}",
+            exit_code=ExitCode.USAGE,
+        )
     worktree = _worktree(record, "discard")
     repo = _main_repository(record)
     if not record.status.terminal and not abandoned(record):
@@ -220,7 +229,7 @@ def discard(store: TaskStore, record: TaskRecord, *, force: bool = False) -> Non
             exit_code=ExitCode.FAILURE,
         )
     remove_worktree(repo, worktree, record.branch)
-    store.set(record.id, discarded_at=datetime.now(UTC))
+    _discarded(store, record)
 
 
 @dataclass(frozen=True)
@@ -247,7 +256,8 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
     records = {r.id: r for r in listing.records}
     repo = find_repository(store.root)
     known_paths: set[str] = set()
-    for record in records.values():
+    # The turns of a task share one worktree: the latest turn (never continued) decides.
+    for record in (r for r in records.values() if not r.continued_by):
         if not record.worktree_path or not Path(record.worktree_path).is_dir():
             continue
         known_paths.add(str(Path(record.worktree_path).resolve()))
@@ -293,7 +303,7 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
                 Collected(record.worktree_path, record.id, "kept", f"not removed: {error.reason}")
             )
             continue
-        store.set(record.id, discarded_at=datetime.now(UTC))
+        _discarded(store, record)
         decisions.append(Collected(record.worktree_path, record.id, "removed", reason))
     if repo is not None:
         for info in list_worktrees(repo):
@@ -305,6 +315,24 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
                 Collected(path, None, "kept", "orphan worktree with no task record; remove by hand")
             )
     return decisions
+
+
+def _discarded(store: TaskStore, record: TaskRecord) -> None:
+    """The worktree of ``record`` is gone: so it is for every earlier turn that shared it."""
+    now = datetime.now(UTC)
+    store.set(record.id, discarded_at=now)
+    seen = {record.id}
+    earlier = record.continues
+    while earlier and earlier not in seen:  # a hand-edited cycle ends the walk
+        seen.add(earlier)
+        try:
+            turn = store.get(earlier)
+        except CaesarError:
+            return  # a turn whose record is gone: the ones before it are not reachable
+        if turn.worktree_path != record.worktree_path:
+            return
+        store.set(earlier, discarded_at=now)
+        earlier = turn.continues
 
 
 def _holds_unapplied_work(repo: Path, worktree: Path, record: TaskRecord) -> bool:

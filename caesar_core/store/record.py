@@ -257,6 +257,27 @@ class TaskRecord(ProtocolModel):
     """The last run of ``[review] checks`` on the whole task (None: never run)."""
     selection_checks: Checks | None = None
     """The last run on a selection of its hunks, in a scratch worktree (``caesar check --hunk``)."""
+    model: str | None = None
+    """The model the agent was told to use (None: its own default); a follow-up turn keeps it."""
+    network_asked: str | None = None
+    """The network the caller asked for (``auto``, ``on``, ``off``; None: the default); a
+    follow-up turn asks the same."""
+    session_id: str | None = None
+    """The agent CLI's own session (codex's thread, Claude Code's session...) as its stream
+    named it: what a follow-up turn resumes."""
+    continues: str | None = None
+    """The turn this task follows up (``caesar continue``): same agent, worktree and base."""
+    chain: str | None = None
+    """The first turn of the chain this task belongs to (None: it is that first turn, or has
+    no follow-up)."""
+    turn: Annotated[int, Field(ge=1)] = 1
+    continued_by: str | None = None
+    """The turn that followed this one up: the worktree is now that turn's to change."""
+    turn_base: str | None = None
+    """A follow-up turn: the tree of its workspace when it started (the previous turn's work as
+    the reviewer left it), what ``caesar diff --since-previous`` compares with."""
+    resumed_session: str | None = None
+    """A follow-up turn that resumed the agent's session: which one (None: a fresh session)."""
 
     @property
     def ending_seq(self) -> int | None:
@@ -269,6 +290,11 @@ class TaskRecord(ProtocolModel):
         """Concluded by a caesar that did not name its ``finished`` event: the last one in the
         log is taken as its ending, as that caesar's readers did."""
         return self.status.terminal and self.finished_seq is None
+
+    @property
+    def chained(self) -> bool:
+        """Whether the task is one turn of several: a follow-up, or followed up."""
+        return self.continues is not None or self.continued_by is not None
 
     @property
     def taken(self) -> list[Taken]:

@@ -1,4 +1,7 @@
-"""The delegation tree: which task delegated which, in the order they were created."""
+"""The delegation tree: which task delegated which, in the order they were created.
+
+The turns of a task (``caesar continue``) are one chain: every follow-up turn sits under the
+chain's first turn, beside the tasks that turn delegated."""
 
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ def build_tree(records: Iterable[TaskRecord]) -> list[TaskNode]:
     roots: list[TaskNode] = []
     for record in ordered:
         node = nodes[record.id]
-        parent = nodes.get(record.parent_id) if record.parent_id else None
+        parent = _parent(record, nodes)
         if parent is None or parent is node or _is_ancestor(node, parent, nodes):
             roots.append(node)
         else:
@@ -48,9 +51,17 @@ def _is_ancestor(node: TaskNode, candidate: TaskNode, nodes: dict[str, TaskNode]
         if current is node:
             return True
         seen.add(current.record.id)
-        parent_id = current.record.parent_id
-        current = nodes.get(parent_id) if parent_id else None
+        current = _parent(current.record, nodes)
     return False
+
+
+def _parent(record: TaskRecord, nodes: dict[str, TaskNode]) -> TaskNode | None:
+    """Where a task hangs: a follow-up turn under its chain's first turn (or the turn it
+    continues), any other task under the task that delegated it; None for a root."""
+    for candidate in (record.chain, record.continues, record.parent_id):
+        if candidate and candidate in nodes:
+            return nodes[candidate]
+    return None
 
 
 def walk_tree(roots: Iterable[TaskNode]) -> Iterator[tuple[int, TaskRecord]]:

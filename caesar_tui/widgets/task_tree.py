@@ -1,4 +1,5 @@
-"""The left pane: tasks by delegation, each with its state in one line."""
+"""The left pane: tasks by delegation (a task's follow-up turns under it), each with its state
+in one line."""
 
 from __future__ import annotations
 
@@ -200,6 +201,8 @@ class TaskTree(Tree[str]):
             (f" {who:<10.10} ", "$text-secondary"),
             (f"{shown_age:>4} ", MUTED),
             (f"{STALLED.glyph} " if stalled else "", STALLED.style),
+            # The turns of a task (caesar continue) are one chain under its first turn.
+            (f"turn {record.turn} " if record.chained else "", "$text-accent"),
             (headline, "$text-warning" if view.needs_input else ""),
         )
         # Built with the theme's variables like every pane; the tree draws Rich text, so the

@@ -39,6 +39,7 @@ from caesar_core.protocol import (
     read_report,
     task_environment,
 )
+from caesar_core.protocol.task import FollowUp
 from caesar_core.protocol.versions import TASK_V1
 from caesar_core.store.mailbox import answer, questions
 
@@ -85,6 +86,7 @@ class Agent:
         *,
         mode: Mode = Mode.WRITE,
         deadline_ms: int = 60_000,
+        followup: FollowUp | None = None,
     ) -> None:
         self.paths = TaskPaths(tmp_path / "task")
         self.paths.root.mkdir()
@@ -102,6 +104,7 @@ class Agent:
             deadline_ms=deadline_ms,
             report_path=str(self.paths.report),
             events_path=str(self.paths.events),
+            followup=followup,
         )
         self.paths.task_file.write_text(json.dumps(self.task.to_json_dict()))
         base = {k: v for k, v in os.environ.items() if not k.startswith("CAESAR_")}
@@ -577,9 +580,10 @@ def test_an_unknown_script_is_a_usage_error_naming_the_scripts(
     result = agent.run()
     assert result.returncode == 2
     assert "'dance'" in result.stderr
-    for name in ("quick", "work", "ask", "delegate", "fail", "hang", "lie", "silent"):
+    names = {"followup", "quick", "work", "ask", "delegate", "fail", "hang", "lie", "silent"}
+    for name in names:
         assert name in result.stderr
-    assert set(SCRIPTS) == {"quick", "work", "ask", "delegate", "fail", "hang", "lie", "silent"}
+    assert set(SCRIPTS) == names
     assert not agent.paths.report.exists()
     assert not agent.paths.events.exists()
 

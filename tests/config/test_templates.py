@@ -128,3 +128,29 @@ def test_uses_token() -> None:
     assert uses_token("--model {{model}} {{prompt}}", "model")
     assert not uses_token("{{prompt}}", "model")
     assert not uses_token(None, "model")
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        ({"resume_args": "--resume {{session}} {{prompt}}"}, "needs session_from"),
+        ({"session_from": "/id", "resume_args": "--resume {{prompt}}"}, "must contain {{session}}"),
+        ({"session_from": "/id", "resume_args": "--resume {{session}}"}, "must contain {{prompt}}"),
+        ({"session_from": "session_id"}, "not a JSON pointer"),
+    ],
+)
+def test_resume_args_need_the_session_the_prompt_and_where_the_id_is(
+    extra: dict[str, str], fragment: str
+) -> None:
+    with pytest.raises(ValidationError, match=fragment.replace("{", r"\{").replace("}", r"\}")):
+        agent("{{prompt}}", **extra)
+
+
+def test_resume_args_render_the_session() -> None:
+    config = agent("{{prompt}}", session_from="/id", resume_args="-r {{session}} {{prompt}}")
+    assert config.resume_args is not None
+    assert render_template(config.resume_args, {**VALUES, "session": "s1"}) == [
+        "-r",
+        "s1",
+        VALUES["prompt"],
+    ]

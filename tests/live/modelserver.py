@@ -8,8 +8,16 @@ play is the number of tool results already in the request's history, so retries,
 side requests (titles, summaries) and a CLI's own bookkeeping calls cannot desynchronize it.
 
 Steps may name ``{workspace}``, ``{report_path}`` and ``{task_id}``; they are read from the
-caesar brief inside the request, since the worktree a task runs in only exists once caesar
-has made it.
+caesar brief inside the request (the latest one, when a conversation holds several), since the
+worktree a task runs in only exists once caesar has made it.
+
+A follow-up turn (``caesar continue``) plays the script's ``followups``: its brief says which
+turn it is. A resumed session sends the whole conversation, earlier turns included, so a
+dialect counts the tool results after the latest brief (``split_at_brief``) as the step, and
+those before it as the earlier turns'. A script with ``resumed`` set *checks* that every
+request of a later turn carries the earlier turns' briefs and their tool results, and refuses
+one that does not (the session was restarted, not resumed): the refusal is answered as an
+error and kept in ``Script.violations``.
 """
 
 from __future__ import annotations
@@ -60,11 +68,14 @@ Step = Shell | WriteFile | CallTool | Say
 
 @dataclass(frozen=True)
 class Brief:
-    """What the server learns from the caesar brief it finds in a request."""
+    """What the server learns from the caesar brief it finds in a request: the latest brief's
+    workspace, report path, task id and turn, and every task id the conversation names."""
 
     workspace: str = ""
     report_path: str = ""
     task_id: str = ""
+    turn: int = 1
+    task_ids: tuple[str, ...] = ()
 
     def fill(self, text: str) -> str:
         return (
@@ -80,13 +91,33 @@ class Brief:
 _WORKSPACE = re.compile(r"Stay inside the workspace: (\S+?)\.(?:\s|$)")
 _REPORT = re.compile(r"write the report as JSON to `([^`]+)`")
 _TASK_ID = re.compile(r"set `task_id` to `([^`]+)`")
+_TURN = re.compile(r"# Follow-up: turn (\d+) of task ")
 
 
 def read_brief(body: object) -> Brief:
-    """The workspace, report path and task id named anywhere in a request body."""
-    text = "\n".join(_strings(body))
-    found = [pattern.search(text) for pattern in (_WORKSPACE, _REPORT, _TASK_ID)]
-    return Brief(*(match.group(1) if match else "" for match in found))
+    """The workspace, report path, task id and turn of the latest brief in a request body."""
+    text = body_text(body)
+    found = [pattern.findall(text) for pattern in (_WORKSPACE, _REPORT, _TASK_ID)]
+    workspace, report_path, task_id = (matches[-1] if matches else "" for matches in found)
+    turns = [int(n) for n in _TURN.findall(text)]
+    ids = tuple(dict.fromkeys(found[2]))
+    return Brief(workspace, report_path, task_id, max(turns, default=1), ids)
+
+
+def body_text(body: object) -> str:
+    """Every string of a request body, one per line."""
+    return "\n".join(_strings(body))
+
+
+def split_at_brief(items: Sequence[Any], brief: Brief) -> tuple[list[Any], list[Any]]:
+    """A conversation's items before the one holding the latest brief, and after it (this
+    turn's): every item when no brief names its task."""
+    mark = f"set `task_id` to `{brief.task_id}`"
+    if brief.task_id:
+        for index in range(len(items) - 1, -1, -1):
+            if mark in body_text(items[index]):
+                return list(items[:index]), list(items[index + 1 :])
+    return [], list(items)
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -100,15 +131,50 @@ def _strings(value: object) -> Iterator[str]:
             yield from _strings(item)
 
 
+class NotResumed(AssertionError):
+    """A later turn's request without the earlier turns' conversation."""
+
+
 @dataclass
 class Script:
-    """The steps of one conversation; past the end, the last step (a ``Say``) repeats."""
+    """The steps of one conversation; past the end, the last step (a ``Say``) repeats.
+
+    ``followups`` are the scripts of the turns after it (turn 2, 3...); ``resumed`` says those
+    turns must go on in the first one's session (see the module's docstring)."""
 
     steps: Sequence[Step] = (Say("Nothing to do."),)
+    followups: Sequence[Script] = ()
+    resumed: bool = False
+    violations: list[str] = field(default_factory=list)
 
-    def step(self, tool_results: int, brief: Brief) -> Step:
-        """The step to play after ``tool_results`` tool results, placeholders filled."""
-        step = self.steps[min(tool_results, len(self.steps) - 1)]
+    @property
+    def tool_steps(self) -> int:
+        """How many tool results playing the whole script yields."""
+        return len(self.steps) - 1
+
+    def _check_resumed(self, brief: Brief, current: int, earlier_results: int) -> None:
+        """A later turn's request must carry every earlier turn's brief and tool results."""
+        earlier = len(brief.task_ids) - 1
+        expected = sum(script.tool_steps for script in [self, *self.followups][:current])
+        if earlier >= current and earlier_results >= expected:
+            return
+        problem = (
+            f"turn {brief.turn} ({brief.task_id}) sent {earlier} of its {current} earlier "
+            f"brief(s) and {earlier_results} of their {expected} tool result(s): the session "
+            "was restarted, not resumed"
+        )
+        self.violations.append(problem)
+        raise NotResumed(problem)
+
+    def step(self, tool_results: int, brief: Brief, earlier_results: int = 0) -> Step:
+        """The step to play after ``tool_results`` tool results of this turn (those after its
+        brief; ``earlier_results`` came before it), placeholders filled."""
+        turns = [self, *self.followups]
+        current = min(brief.turn, len(turns)) - 1
+        if current and self.resumed:
+            self._check_resumed(brief, current, earlier_results)
+        script = turns[current]
+        step = script.steps[min(tool_results, len(script.steps) - 1)]
         if isinstance(step, Shell):
             return Shell(brief.fill(step.command))
         if isinstance(step, WriteFile):
@@ -126,6 +192,15 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: Any
+
+    @property
+    def agentic(self) -> bool:
+        """A call of the agent loop (it offers tools), not a side request (a title)."""
+        return isinstance(self.body, dict) and bool(self.body.get("tools"))
+
+    @property
+    def text(self) -> str:
+        return body_text(self.body)
 
 
 class Reply(Protocol):
@@ -203,6 +278,11 @@ class ModelServer:
     def seen(self, path_part: str = "") -> list[Seen]:
         with self._lock:
             return [r for r in self.requests if path_part in r.path]
+
+    def turn_requests(self, task_id: str) -> list[Seen]:
+        """The agent-loop requests of one turn: those whose latest brief is ``task_id``'s."""
+        with self._lock:
+            return [r for r in self.requests if r.agentic and read_brief(r.body).task_id == task_id]
 
     def _record(self, seen: Seen) -> None:
         with self._lock:

@@ -116,24 +116,38 @@ def run_live(
     timeout: float = 240,
 ) -> LiveRun:
     """``caesar run --agent CLI`` against a fresh server playing ``script``."""
-    cli_path(cli)
-    module = dialect_module(cli)
-    home.mkdir(parents=True, exist_ok=True)
-    with ModelServer(module.DIALECTS, script) as server:
-        run_env = {
-            "PATH": path_with_clis(),
-            "HOME": str(home),
-            **module.environment(server.url, home),
-            **(env or {}),
-        }
+    with ModelServer(dialect_module(cli).DIALECTS, script) as server:
         argv = ["run", f"do the {cli} scenario", "--agent", cli, "--json", *args]
         if agent_args:
             argv += ["--", *agent_args]
-        done = caesar(repo, *argv, env=run_env, timeout=timeout)
-        assert done.stdout, f"caesar printed nothing; stderr:\n{done.stderr}"
-        outcome = json.loads(done.stdout)
-        task_dir = Path(outcome["task_dir"])
-        return LiveRun(cli, outcome, done.returncode, done.stderr, task_dir, server)
+        return caesar_live(cli, repo, home, server, argv, env=env, timeout=timeout)
+
+
+def caesar_live(
+    cli: str,
+    repo: Path,
+    home: Path,
+    server: ModelServer,
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 240,
+) -> LiveRun:
+    """``caesar ARGV`` (``run``, ``continue``, with ``--json``) with ``cli`` pointed at
+    ``server``."""
+    cli_path(cli)
+    home.mkdir(parents=True, exist_ok=True)
+    run_env = {
+        "PATH": path_with_clis(),
+        "HOME": str(home),
+        **dialect_module(cli).environment(server.url, home),
+        **(env or {}),
+    }
+    done = caesar(repo, *argv, env=run_env, timeout=timeout)
+    assert done.stdout, f"caesar printed nothing; stderr:\n{done.stderr}"
+    outcome = json.loads(done.stdout)
+    task_dir = Path(outcome["task_dir"])
+    return LiveRun(cli, outcome, done.returncode, done.stderr, task_dir, server)
 
 
 def capture_lines(run: LiveRun) -> list[str]:

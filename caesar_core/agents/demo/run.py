@@ -31,7 +31,11 @@ from caesar_core.protocol.versions import REPORT_V1
 ENV_DELAY = "CAESAR_DEMO_DELAY"
 """Overrides the context's ``delay``: the pace, in seconds, between steps."""
 
+NOTES = "DEMO_NOTES.md"
+"""Written by ``work`` (and ``followup``) and left uncommitted."""
 DEFAULT_SCRIPT = "work"
+FOLLOWUP_SCRIPT = "followup"
+"""What a follow-up turn (``caesar continue``) runs when its context names no script."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,9 @@ def options_of(task: Task) -> Options:
         data = {}
     if not isinstance(data, dict):
         data = {}
+    default = FOLLOWUP_SCRIPT if task.followup is not None else DEFAULT_SCRIPT
     return Options(
-        script=str(data.get("script", DEFAULT_SCRIPT)),
+        script=str(data.get("script", default)),
         delay=_seconds(os.environ.get(ENV_DELAY, data.get("delay", 0.0))),
         raw=data,
     )
@@ -137,6 +142,16 @@ class Run:
 
     def changed(self, path: str, action: ChangeAction) -> None:
         self.events.append(FileChanged(path=path, action=action))
+
+    def append(self, name: str, text: str) -> ChangeAction:
+        """Append ``text`` to a workspace file as one tool call, and say so with an event."""
+        path = self.workspace / name
+        action = ChangeAction.MODIFIED if path.exists() else ChangeAction.CREATED
+        tool = "edit" if action is ChangeAction.MODIFIED else "write"
+        with self.tool(tool, name), path.open("a", encoding="utf-8") as out:
+            out.write(text)
+        self.changed(name, action)
+        return action
 
     @contextmanager
     def tool(self, name: str, summary: str) -> Iterator[ToolCall]:

@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from caesar_core.agents.demo.run import Outcome, Run
+from caesar_core.agents.demo.followup import followup
+from caesar_core.agents.demo.run import NOTES, Outcome, Run
 from caesar_core.errors import CaesarError
 from caesar_core.executable import caesar_command
 from caesar_core.fs import atomic_write, dump_json
@@ -38,8 +39,6 @@ from caesar_core.protocol.task import Mode
 from caesar_core.store.mailbox import ask as ask_mailbox
 from caesar_core.store.mailbox import read_answer
 
-NOTES = "DEMO_NOTES.md"
-"""Written by ``work`` and left uncommitted."""
 TRACKED = "README.md"
 """Appended to and committed by ``work``; when absent, ``FALLBACK_TRACKED`` is created."""
 FALLBACK_TRACKED = "NOTES.md"
@@ -123,7 +122,7 @@ def work(run: Run) -> Outcome:
 
     run.say("I will note what I was asked, commit that, and leave a second note uncommitted.")
     tracked = TRACKED if (run.workspace / TRACKED).is_file() else FALLBACK_TRACKED
-    tracked_action = _append(run, tracked, f"\n- {task.objective} (noted by the demo agent)\n")
+    tracked_action = run.append(tracked, f"\n- {task.objective} (noted by the demo agent)\n")
     committed = ""
     commit_failed = False
     if in_git:
@@ -137,7 +136,7 @@ def work(run: Run) -> Outcome:
             commit_failed = True
             next_steps.append(f"Commit {tracked} by hand: the demo agent's commit failed.")
     run.progress("noted and committed" if committed else "noted", 60)
-    notes_action = _append(run, NOTES, f"- {task.objective}\n")
+    notes_action = run.append(NOTES, f"- {task.objective}\n")
     run.progress("checking", 80)
     if in_git:
         run.sh(["git", "status", "--short"])
@@ -176,17 +175,6 @@ def work(run: Run) -> Outcome:
             next_steps=next_steps,
         )
     )
-
-
-def _append(run: Run, name: str, text: str) -> ChangeAction:
-    """Append ``text`` to a workspace file as one tool call, and say so with an event."""
-    path = run.workspace / name
-    action = ChangeAction.MODIFIED if path.exists() else ChangeAction.CREATED
-    tool = "edit" if action is ChangeAction.MODIFIED else "write"
-    with run.tool(tool, name), path.open("a", encoding="utf-8") as out:
-        out.write(text)
-    run.changed(name, action)
-    return action
 
 
 # -- ask --------------------------------------------------------------------------------
@@ -431,7 +419,7 @@ def silent(run: Run) -> Outcome:
     run.think(f"Reading the objective: {run.task.objective}")
     changes: list[Change] = []
     if run.task.mode is Mode.WRITE:
-        action = _append(run, SILENT_NOTES, f"- {run.task.objective}\n")
+        action = run.append(SILENT_NOTES, f"- {run.task.objective}\n")
         changes.append(Change(path=SILENT_NOTES, action=action, summary="the objective, noted"))
     summary = f"Done, without a report file: {run.task.objective}"
     run.say(summary)
@@ -444,6 +432,7 @@ def silent(run: Run) -> Outcome:
 
 
 SCRIPTS: dict[str, Callable[[Run], Outcome]] = {
+    "followup": followup,
     "quick": quick,
     "work": work,
     "ask": ask,

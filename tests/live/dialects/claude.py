@@ -32,6 +32,7 @@ from tests.live.modelserver import (
     Step,
     WriteFile,
     read_brief,
+    split_at_brief,
 )
 
 TIER = "file"
@@ -65,7 +66,8 @@ class AnthropicMessages:
         if not offered:
             return _reply(body, model, [_text("caesar task")], "end_turn")
         brief = read_brief(body)
-        step = script.step(_tool_results(body), brief)
+        earlier, now = split_at_brief(body.get("messages") or [], brief)
+        step = script.step(_tool_results(now), brief, _tool_results(earlier))
         if isinstance(step, Say):
             return _reply(body, model, [_text(step.text)], "end_turn")
         name, arguments = _call(step, brief)
@@ -76,9 +78,9 @@ class AnthropicMessages:
         return _reply(body, model, [thought, _tool_use(name, arguments)], "tool_use")
 
 
-def _tool_results(body: dict[str, Any]) -> int:
+def _tool_results(messages: list[Any]) -> int:
     count = 0
-    for message in body.get("messages") or []:
+    for message in messages:
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
         content = message.get("content")

@@ -48,6 +48,7 @@ from tests.live.modelserver import (
     Step,
     WriteFile,
     read_brief,
+    split_at_brief,
 )
 
 TIER = "schema"
@@ -80,9 +81,14 @@ class ResponsesDialect:
         history = items if isinstance(items, list) else []
         if not body.get("tools"):
             return _stream([_message("OK")], body)
-        done = sum(1 for item in history if _kind(item) in TOOL_RESULTS)
-        step = script.step(done, read_brief(body))
+        brief = read_brief(body)
+        earlier, now = split_at_brief(history, brief)
+        step = script.step(_tool_results(now), brief, _tool_results(earlier))
         return _stream([_reasoning(step), _render(step, _offered(body))], body)
+
+
+def _tool_results(items: list[Any]) -> int:
+    return sum(1 for item in items if _kind(item) in TOOL_RESULTS)
 
 
 def _kind(item: object) -> str:

@@ -33,6 +33,7 @@ from tests.live.modelserver import (
     Step,
     WriteFile,
     read_brief,
+    split_at_brief,
 )
 
 TIER = "file"
@@ -74,7 +75,8 @@ class GeminiApi:
         if not tools:
             return _reply(body, model, [{"text": "caesar task"}], stream)
         brief = read_brief(body)
-        step = script.step(_tool_results(body), brief)
+        earlier, now = split_at_brief(body.get("contents") or [], brief)
+        step = script.step(_tool_results(now), brief, _tool_results(earlier))
         return _reply(body, model, _parts(step, brief), stream)
 
 
@@ -100,9 +102,9 @@ def _tool_names(body: dict[str, Any]) -> list[str]:
     return names
 
 
-def _tool_results(body: dict[str, Any]) -> int:
+def _tool_results(contents: list[Any]) -> int:
     count = 0
-    for content in body.get("contents") or []:
+    for content in contents:
         for part in (content or {}).get("parts") or []:
             if isinstance(part, dict) and "functionResponse" in part:
                 count += 1

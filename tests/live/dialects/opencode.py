@@ -32,6 +32,7 @@ from tests.live.modelserver import (
     SseReply,
     WriteFile,
     read_brief,
+    split_at_brief,
 )
 
 PROVIDER = "caesar"
@@ -58,10 +59,11 @@ class ChatCompletions:
         if body.get("model") == REFUSED:
             error = {"message": "scripted refusal", "type": "invalid_request_error"}
             return JsonReply({"error": error}, status=400)
-        results = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "tool")
         brief = read_brief(messages)
-        step = script.step(results, brief)
-        call_id = f"call_{results}"
+        earlier, now = split_at_brief(messages, brief)
+        results, before = _tool_results(now), _tool_results(earlier)
+        step = script.step(results, brief, before)
+        call_id = f"call_{before + results}"  # unique in the session, earlier turns included
         if isinstance(step, Shell):
             arguments = {"command": step.command, "description": "Run the scripted command"}
             return _reply(body, content=None, tool_call=(call_id, "bash", arguments))
@@ -72,6 +74,10 @@ class ChatCompletions:
             return _reply(body, content=None, tool_call=(call_id, step.name, step.arguments))
         assert isinstance(step, Say)
         return _reply(body, content=step.text, tool_call=None, reasoning="The work is done.")
+
+
+def _tool_results(messages: list[Any]) -> int:
+    return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "tool")
 
 
 def _reply(

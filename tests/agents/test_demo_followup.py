@@ -1,0 +1,85 @@
+"""The demo agent's ``followup`` script on a follow-up turn's task file laid out by hand: it
+answers each item of the review it is given, in the workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from caesar_core.protocol import Mode, ReportStatus
+from caesar_core.protocol.task import FollowUp, FollowUpCheck, FollowUpComment, FollowUpHunk
+from tests.agents.test_demo_scripts import TASK_ID, Agent, agent_of, workspace
+
+__all__ = ["agent_of", "workspace"]
+
+PREVIOUS = "t_" + "0" * 31 + "0"
+
+
+def review(**fields: object) -> FollowUp:
+    return FollowUp.model_validate(
+        {
+            "continues": PREVIOUS,
+            "first_turn": PREVIOUS,
+            "turn": 2,
+            "first_objective": "Fix the parser",
+            "previous_objective": "Fix the parser",
+            "message": "handle the empty case too",
+            **fields,
+        }
+    )
+
+
+def test_followup_answers_comments_rejections_and_checks_in_the_workspace(
+    agent_of: Callable[..., Agent],
+) -> None:
+    comment = FollowUpComment(
+        path="app.py", start_line=1, end_line=1, text="say hello to the world", code=["print"]
+    )
+    hunk = FollowUpHunk(path="README.md", header="@@ -1 +1 @@", reason="keep the title")
+    check = FollowUpCheck(command="pytest -q", outcome="exit 1", output="1 failed")
+    agent = agent_of(
+        {}, followup=review(comments=[comment], rejected_hunks=[hunk], failed_checks=[check])
+    )
+
+    result = agent.run()
+
+    assert result.returncode == 0, result.stderr
+    lines = (agent.workspace / "app.py").read_text().splitlines()
+    assert lines[0] == "print('hello')"
+    assert lines[1] == ("# review (turn 2): say hello to the world (addressed by the demo agent)")
+    notes = (agent.workspace / "DEMO_NOTES.md").read_text().splitlines()
+    assert notes == [
+        "- turn 2: handle the empty case too",
+        "- turn 2: addressed app.py:1: say hello to the world",
+        "- turn 2: left README.md out (keep the title)",
+        "- turn 2: check `pytest -q` failed (exit 1)",
+    ]
+    report = agent.report()
+    assert report.status is ReportStatus.SUCCESS and report.task_id == TASK_ID
+    assert sorted(c.path for c in report.changes) == ["DEMO_NOTES.md", "app.py"]
+    assert "1 comment(s), 1 rejected hunk(s), 1 failed check(s)" in report.summary
+    agent.events()
+
+
+def test_followup_leaves_alone_a_comment_outside_the_workspace(
+    agent_of: Callable[..., Agent],
+) -> None:
+    outside = FollowUpComment(path="../escape.py", start_line=1, end_line=1, text="x")
+    missing = FollowUpComment(path="nowhere.py", start_line=3, end_line=4, text="y")
+    agent = agent_of({}, followup=review(comments=[outside, missing]))
+
+    assert agent.run().returncode == 0
+    assert not (agent.workspace.parent / "escape.py").exists()
+    assert [c.path for c in agent.report().changes] == ["DEMO_NOTES.md"]
+
+
+def test_followup_read_only_changes_nothing(agent_of: Callable[..., Agent]) -> None:
+    agent = agent_of({}, mode=Mode.READ_ONLY, followup=review())
+    assert agent.run().returncode == 0
+    assert not (agent.workspace / "DEMO_NOTES.md").exists()
+    assert "nothing changed" in agent.report().summary
+
+
+def test_followup_of_a_first_turn_has_nothing_to_do(agent_of: Callable[..., Agent]) -> None:
+    agent = agent_of({"script": "followup"})
+    assert agent.run().returncode == 0
+    assert agent.report().summary.startswith("Nothing to follow up")
