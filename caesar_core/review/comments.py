@@ -33,6 +33,7 @@ from caesar_core import safefs
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.humanize import clip
 from caesar_core.protocol._base import ProtocolModel
+from caesar_core.protocol.task import FollowUpComment
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
 
@@ -43,6 +44,8 @@ MAX_TEXT = 10_000
 """Characters of one comment's text."""
 MAX_LINES = 200
 """Lines one comment covers at most (its anchor is kept whole)."""
+LINE_CHARS = 400
+"""Characters of one line of code a follow-up brief quotes."""
 MAX_CHAIN = 1_000
 """Turns followed along ``continued_by`` at most (a cycle in hostile records ends there)."""
 
@@ -431,3 +434,17 @@ def open_comments_for_brief(store: TaskStore, record: TaskRecord) -> list[Placed
     """The open comments of the task's chain, each with its code as it is now: what the next
     turn's brief carries (see ``review.followup``)."""
     return read_comments(store, record).open
+
+
+def followup_comments(store: TaskStore, record: TaskRecord) -> list[FollowUpComment]:
+    """The open comments as a follow-up turn's task file carries them (``task.followup``)."""
+    return [
+        FollowUpComment(
+            path=p.comment.path,
+            start_line=p.start_line,
+            end_line=p.end_line,
+            text=p.comment.text,
+            code=[clip(line, LINE_CHARS) for line in p.code],
+        )
+        for p in open_comments_for_brief(store, record)
+    ]

@@ -73,3 +73,41 @@ def test_a_garbage_file_is_reported_then_kept_aside(repo: Path, task: tuple[str,
     kept = [p for p in path.parent.iterdir() if p.name.startswith(COMMENTS_FILE + ".refused")]
     assert [p.read_bytes() for p in kept] == [b"\x1b[2J garbage"]
     assert caesar(repo, "comments", task_id).returncode == 0
+
+
+def test_a_follow_up_carries_open_comments_and_they_follow_its_edits(
+    repo: Path, task: tuple[str, Path]
+) -> None:
+    task_id, worktree = task
+    first = caesar(repo, "comment", task_id, "lines.txt:20", "colour?").stdout.split()[0]
+    second = caesar(repo, "comment", task_id, "lines.txt:21-22", "and these").stdout.split()[0]
+    third = caesar(repo, "comment", task_id, "lines.txt:23", "this one").stdout.split()[0]
+    gone = caesar(repo, "comment", task_id, "lines.txt:17", "resolved already").stdout.split()[0]
+    assert caesar(repo, "comment", task_id, "--resolve", gone).returncode == 0
+    done = caesar(repo, "continue", task_id, "see my comments", "--json")
+    assert done.returncode == 0, done.stderr
+    turn = json.loads(done.stdout)["task_id"]
+    task_file = json.loads((TaskStore(repo).paths(turn).root / "task.json").read_text())
+    carried = task_file["followup"]["comments"]
+    assert [(c["text"], c["start_line"], c["code"]) for c in carried] == [
+        ("colour?", 20, ["line \x1b[31mtwenty"]),
+        ("and these", 21, ["line 21", "line 22"]),
+        ("this one", 23, ["line 23"]),
+    ]
+    # The demo agent wrote a line under each commented range: one between the second comment's
+    # lines (addressed), and the third comment moved down with its code; seen from either turn.
+    for shown_from in (task_id, turn):
+        listed = json.loads(caesar(repo, "comments", shown_from, "--json").stdout)["comments"]
+        by_id = {c["id"]: c for c in listed}
+        assert (by_id[first]["state"], by_id[first]["start_line"]) == ("open", 20)
+        assert by_id[second]["state"] == "addressed"
+        # (the demo numbers its inserts by the brief's lines: three land above line 23)
+        assert (by_id[third]["state"], by_id[third]["start_line"]) == ("open", 26)
+        assert by_id[third]["code"] == ["line 23"]
+        assert by_id[gone]["state"] == "resolved"
+    # A later turn changed the first comment's line: addressed, not outdated.
+    text = (worktree / "lines.txt").read_text()
+    (worktree / "lines.txt").write_text(text.replace("line \x1b[31mtwenty\n", "line 20\n"))
+    listed = json.loads(caesar(repo, "comments", turn, "--json").stdout)["comments"]
+    assert {c["id"]: c["state"] for c in listed}[first] == "addressed"
+    assert f"{first}  addressed" in caesar(repo, "comments", turn).stdout
