@@ -50,43 +50,19 @@ def rejected_hunks(record: TaskRecord) -> list[FollowUpHunk]:
 
 def failed_checks(record: TaskRecord) -> list[FollowUpCheck]:
     """The checks caesar ran on the turn's work (``[review] checks``) that did not pass."""
-    checks = _get(record, "checks")
+    if record.checks is None:
+        return []
     found: list[FollowUpCheck] = []
-    for result in _list(checks, "results"):
-        command = _text(result, "command")
-        exit_code = _get(result, "exit_code")
-        error = _text(result, "error")
-        timed_out = _get(result, "timed_out") is True
-        if not command or _get(result, "cancelled") is True:
-            continue
-        if exit_code == 0 and not timed_out and not error:
-            continue
-        if error:
-            outcome = f"not run: {error}"
-        elif timed_out:
+    for result in record.checks.failed:
+        if result.error:
+            outcome = f"not run: {result.error}"
+        elif result.timed_out:
             outcome = "timed out"
         else:
-            outcome = "no exit code" if exit_code is None else f"exit {exit_code}"
-        output = _text(result, "output_tail")[-CHECK_OUTPUT:]
-        found.append(FollowUpCheck(command=command, outcome=outcome, output=output))
+            outcome = "no exit code" if result.exit_code is None else f"exit {result.exit_code}"
+        output = result.output_tail[-CHECK_OUTPUT:]
+        found.append(FollowUpCheck(command=result.command, outcome=outcome, output=output))
     return found
-
-
-def _get(item: object, name: str) -> object:
-    """A field of a record's part, be it a model or the plain JSON a newer caesar wrote."""
-    if isinstance(item, dict):
-        return item.get(name)
-    return getattr(item, name, None)
-
-
-def _list(item: object, name: str) -> list[object]:
-    value = _get(item, name)
-    return list(value) if isinstance(value, list) else []
-
-
-def _text(item: object, name: str) -> str:
-    value = _get(item, name)
-    return value if isinstance(value, str) else ""
 
 
 def comments_section(comments: Sequence[FollowUpComment]) -> str:

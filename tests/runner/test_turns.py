@@ -343,3 +343,16 @@ def test_open_comments_given_to_a_follow_up_reach_the_agent(repo: Path) -> None:
     lines = (Path(first["workspace"]) / "app.py").read_text().splitlines()
     assert lines[1] == "# review (turn 2): name the greeting (addressed by the demo agent)"
     assert diff_paths(repo, outcome.record.id, "--since-previous") == ["DEMO_NOTES.md", "app.py"]
+
+
+def test_a_check_caesar_ran_and_saw_fail_goes_to_the_next_turn(repo: Path) -> None:
+    """Real ``[review] checks``: caesar runs them at the end of turn 1, one fails, and the
+    follow-up's brief carries its command, exit and output."""
+    write_config(repo, '[review]\nchecks = ["true", "echo broken-build >&2; exit 4"]\n')
+    out = run_json(repo, "note it", "--agent", "demo", "--context", context("work"))
+    assert out["status"] == "failed", out["_stderr"]
+    second = continue_json(repo, out["task_id"], "fix the build")
+    task = json.loads((Path(second["task_dir"]) / "task.json").read_text())
+    [failed] = task["followup"]["failed_checks"]
+    assert failed["command"] == "echo broken-build >&2; exit 4"
+    assert failed["outcome"] == "exit 4" and "broken-build" in failed["output"]
