@@ -1,7 +1,7 @@
 <<<<<<< HEAD
 """``caesar mcp serve``: the fourteen tools a main agent drives caesar with, over stdio.
 =======
-"""``caesar mcp serve``: the thirteen tools a main agent drives caesar with, over stdio.
+"""``caesar mcp serve``: the fourteen tools a main agent drives caesar with, over stdio.
 >>>>>>> main
 
 Thin on purpose: each tool validates its arguments (the SDK does, from the signature), calls
