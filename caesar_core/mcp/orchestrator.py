@@ -1,8 +1,4 @@
-<<<<<<< HEAD
 """``caesar mcp serve``: the fourteen tools a main agent drives caesar with, over stdio.
-=======
-"""``caesar mcp serve``: the fourteen tools a main agent drives caesar with, over stdio.
->>>>>>> main
 
 Thin on purpose: each tool validates its arguments (the SDK does, from the signature), calls
 the session, and turns a ``CaesarError`` into an error result carrying the core's reason and
