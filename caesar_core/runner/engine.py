@@ -233,8 +233,8 @@ class Runner:
         comments: Sequence[FollowUpComment] = (),
     ) -> Prepared:
         """A follow-up turn of ``task_id`` (``caesar continue``), laid out like any task;
-        ``comments``: the reviewer's open comments its brief carries (none until comments
-        exist)."""
+        ``comments``: the reviewer's open comments its brief carries (by default, those of
+        ``caesar comment`` still open)."""
         continuing = continuation(self.store, task_id, message, comments=comments)
         return self.prepare(
             continuing.request(timeout_ms), continuing.workspace, continuing=continuing
