@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Field, ValidationError
 
-from caesar_core import safefs
+from caesar_core import reclaim, safefs
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.humanize import clip
 from caesar_core.protocol._base import ProtocolModel
@@ -278,7 +278,7 @@ def _locked(store: TaskStore, first: str) -> Iterator[None]:
 
 def _write(task_dir: Path, comments: Sequence[Comment]) -> None:
     document = CommentsFile(comments=list(comments))
-    safefs.claim_write(task_dir, COMMENTS_FILE, document.model_dump_json(indent=2).encode())
+    reclaim.claim_write(task_dir, COMMENTS_FILE, document.model_dump_json(indent=2).encode())
 
 
 @dataclass(frozen=True)
@@ -340,7 +340,7 @@ def add_comment(
         comments, problem = _read(task_dir)
         if problem is not None:
             with contextlib.suppress(FileNotFoundError):
-                set_aside = safefs.move_aside(task_dir, COMMENTS_FILE)
+                set_aside = reclaim.move_aside(task_dir, COMMENTS_FILE)
         if len(comments) >= MAX_COMMENTS:
             raise CommentRefused(
                 f"task {record.id} has {len(comments)} comments, the most one task keeps",
