@@ -25,21 +25,25 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
-import re
 import secrets
 import stat
 from collections.abc import Iterator
-from itertools import accumulate
 from pathlib import Path, PurePath
 from typing import Any
 
+from caesar_core.jsondepth import MAX_JSON_DEPTH, TooDeepError, check_depth, json_depth, loads
+
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "TooDeepError",
+    "check_depth",
+    "json_depth",
+    "loads",
+]
+
 MAX_DOCUMENT_BYTES = 16 << 20
 """The largest ``report.json``, ``task.json`` or mailbox file caesar reads."""
-MAX_JSON_DEPTH = 64
-"""Nesting deeper than this is refused before any parser recurses into it. The documents of the
-contract need fewer than ten levels; extra members an agent adds are kept, within this bound."""
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -114,7 +118,7 @@ def directory(root: Path, rel: str | PurePath = "", *, create: bool = False) -> 
         os.close(fd)
 
 
-def _split(rel: str | PurePath) -> tuple[PurePath, str]:
+def split(rel: str | PurePath) -> tuple[PurePath, str]:
     parts = _parts(rel)
     if not parts:
         raise UnsafeFileError(rel, "names no file")
@@ -134,7 +138,7 @@ def open_file(
     ``O_NOFOLLOW`` and ``O_NONBLOCK`` are always added; the type and link count are checked on
     the descriptor held, so nothing can be swapped in between the check and the use.
     """
-    parent, name = _split(rel)
+    parent, name = split(rel)
     shown = root / rel
     with directory(root, parent, create=create_dirs) as dfd:
         try:
@@ -153,13 +157,13 @@ def check_regular(fd: int, shown: PurePath | str) -> os.stat_result:
     """The descriptor's stat, if it is a regular file with a single link; else refuse."""
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
-        raise UnsafeFileError(shown, f"is {_kind(st.st_mode)}, not a regular file")
+        raise UnsafeFileError(shown, f"is {kind(st.st_mode)}, not a regular file")
     if st.st_nlink > 1:
         raise UnsafeFileError(shown, "is a hard link to another file")
     return st
 
 
-def _kind(mode: int) -> str:
+def kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -190,7 +194,7 @@ def _explain(
             return error
         if stat.S_ISLNK(st.st_mode):
             return UnsafeFileError(shown, "is a symbolic link; caesar does not follow links here")
-        return UnsafeFileError(shown, f"is {_kind(st.st_mode)}, not a {expected}")
+        return UnsafeFileError(shown, f"is {kind(st.st_mode)}, not a {expected}")
     return error
 
 
@@ -233,54 +237,6 @@ def read_tail(root: Path, rel: str | PurePath, limit: int) -> bytes:
         os.close(fd)
 
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
-
-
-def json_depth(data: bytes | str) -> int:
-    """How deeply the arrays and objects of a JSON text nest (brackets in strings ignored).
-
-    Linear and recursion-free, so it can run before a parser that recurses.
-    """
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    if raw.count(b"[") + raw.count(b"{") == 0:
-        return 0
-    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
-    return max(accumulate(_STEP[b] for b in brackets), default=0)
-
-
-class TooDeepError(ValueError):
-    """JSON nested beyond :data:`MAX_JSON_DEPTH`; raised before anything recursed into it."""
-
-    def __init__(self, depth: int, limit: int) -> None:
-        super().__init__(f"JSON nested {depth} levels deep; at most {limit} are read")
-        self.depth = depth
-        self.limit = limit
-
-
-def check_depth(data: bytes | str, limit: int = MAX_JSON_DEPTH) -> None:
-    """Raise :class:`TooDeepError` when ``data`` nests deeper than ``limit``."""
-    # Fewer brackets than the limit cannot nest deeper than it: the common case costs two counts.
-    if isinstance(data, str):
-        if data.count("[") + data.count("{") <= limit:
-            return
-    elif data.count(b"[") + data.count(b"{") <= limit:
-        return
-    depth = json_depth(data)
-    if depth > limit:
-        raise TooDeepError(depth, limit)
-
-
-def loads(data: bytes | str, *, limit: int = MAX_JSON_DEPTH) -> Any:
-    """``json.loads`` that refuses deep nesting (``TooDeepError``) instead of recursing."""
-    check_depth(data, limit)
-    try:
-        return json.loads(data)
-    except RecursionError:
-        raise TooDeepError(limit + 1, limit) from None
-
-
 def read_json(root: Path, rel: str | PurePath, *, limit: int = MAX_DOCUMENT_BYTES) -> Any:
     """A JSON file below ``root``: bounded, depth-checked, no link followed."""
     return loads(read_bytes(root, rel, limit=limit))
@@ -304,7 +260,7 @@ def entries(root: Path, rel: str | PurePath = "") -> list[tuple[str, bool]]:
 
 def lstat(root: Path, rel: str | PurePath) -> os.stat_result:
     """``lstat`` of ``root/rel`` with every directory above it checked like ``open_dir``."""
-    parent, name = _split(rel)
+    parent, name = split(rel)
     with directory(root, parent) as dfd:
         return os.stat(name, dir_fd=dfd, follow_symlinks=False)
 
@@ -315,7 +271,7 @@ def lstat(root: Path, rel: str | PurePath) -> os.stat_result:
 def atomic_write(root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o644) -> None:
     """Replace ``root/rel`` with ``data`` in one rename; whatever was there (a link, a FIFO, a
     file) is replaced, never written through. A directory in its place is refused."""
-    parent, name = _split(rel)
+    parent, name = split(rel)
     with directory(root, parent, create=True) as dfd:
         write_in(dfd, name, data, mode=mode, shown=root / rel)
 
@@ -339,7 +295,7 @@ def write_in(
 def create_exclusive(root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o644) -> None:
     """Create ``root/rel`` with ``data`` only if no entry of that name exists (a dangling link
     counts as one): ``FileExistsError`` otherwise. Readers never see partial content."""
-    parent, name = _split(rel)
+    parent, name = split(rel)
     with directory(root, parent, create=True) as dfd:
         tmp = _durable_temp(dfd, name, data, mode)
         try:
@@ -351,7 +307,7 @@ def create_exclusive(root: Path, rel: str | PurePath, data: bytes, *, mode: int 
 def remove(root: Path, rel: str | PurePath) -> None:
     """Delete the entry ``root/rel`` (a file, a link -- the link itself -- or a FIFO); a
     directory is refused. Nothing there is no error."""
-    parent, name = _split(rel)
+    parent, name = split(rel)
     try:
         dfd = open_dir(root, parent)
     except FileNotFoundError:
@@ -369,7 +325,7 @@ def remove(root: Path, rel: str | PurePath) -> None:
 def write_link(root: Path, rel: str | PurePath, target: str) -> None:
     """Make ``root/rel`` a symbolic link to ``target`` in one rename (whatever was there is
     replaced, never written through; a directory is refused). The link is made, not followed."""
-    parent, name = _split(rel)
+    parent, name = split(rel)
     with directory(root, parent, create=True) as dfd:
         for _ in range(100):
             tmp = f".{name[:64]}.{secrets.token_hex(6)}.tmp"
@@ -434,129 +390,3 @@ def relative_to_root(root: Path, path: Path) -> PurePath:
         raise UnsafeFileError(path, f"is not inside {root}") from None
     _parts(rel)
     return rel
-
-
-# -- entries caesar owns -----------------------------------------------------------------
-
-ASIDE = ".refused-"
-"""What ``move_aside`` puts between a hostile entry's name and its number."""
-_ASIDE_NAME = re.compile(r"(?P<name>.+)\.refused-(?P<n>[0-9]+)")
-_MAX_ASIDE = 1000
-_CLAIM_TRIES = 8
-
-
-def describe(root: Path, rel: str | PurePath) -> str:
-    """What stands at ``root/rel``, in words: ``a symbolic link to '/x'``, ``a FIFO``..."""
-    parent, name = _split(rel)
-    with directory(root, parent) as dfd:
-        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-        if stat.S_ISLNK(st.st_mode):
-            return f"a symbolic link to {os.readlink(name, dir_fd=dfd)[:300]!r}"
-    if stat.S_ISREG(st.st_mode):
-        return "a hard link to another file" if st.st_nlink > 1 else "a regular file"
-    return _kind(st.st_mode)
-
-
-def move_aside(root: Path, rel: str | PurePath) -> str:
-    """Rename the entry at ``root/rel`` to ``<name>.refused-<n>`` beside it (the first free
-    ``n``) and return the new path, relative to ``root``.
-
-    A rename moves a link, never what it points to, and moves a directory whole, so whatever an
-    agent left there is kept for a person to look at and nothing outside is touched.
-    ``FileNotFoundError`` when nothing is there (any more).
-    """
-    parent, name = _split(rel)
-    with directory(root, parent) as dfd:
-        return str(parent / move_aside_in(dfd, name, shown=root / rel))
-
-
-def move_aside_in(dfd: int, name: str, *, shown: PurePath | str = "") -> str:
-    """``move_aside`` of the entry ``name`` of an open directory; the new name."""
-    for n in range(1, _MAX_ASIDE):
-        aside = f"{name[:200]}{ASIDE}{n}"
-        try:
-            os.stat(aside, dir_fd=dfd, follow_symlinks=False)
-            continue
-        except FileNotFoundError:
-            pass
-        try:
-            os.rename(name, aside, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except OSError as error:
-            if error.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR, errno.ENOTDIR):
-                continue  # the name was taken meanwhile
-            raise
-        return aside
-    raise UnsafeFileError(
-        shown or name, f"cannot be moved aside: {_MAX_ASIDE} entries already were"
-    )
-
-
-def refused_entries(root: Path) -> list[tuple[str, str]]:
-    """``(original name, name moved aside)`` for each entry ``move_aside`` left in ``root``."""
-    found: list[tuple[int, str, str]] = []
-    for name, _ in entries(root):
-        match = _ASIDE_NAME.fullmatch(name)
-        if match is not None:
-            found.append((int(match["n"]), match["name"], name))
-    return [(original, aside) for _, original, aside in sorted(found)]
-
-
-def claim(
-    root: Path, rel: str | PurePath, flags: int = os.O_RDWR, mode: int = 0o644
-) -> tuple[int, list[str]]:
-    """Open ``root/rel``, a regular file caesar owns, creating it when missing.
-
-    When something else stands there (a link, a directory, a FIFO, a hard link), it is moved
-    aside (:func:`move_aside`) and a new file created in its place. Returns the descriptor and
-    one sentence per entry moved aside, saying what it was and where it went.
-    """
-    moved: list[str] = []
-    shown = str(root / rel)
-    for _ in range(_CLAIM_TRIES):
-        try:
-            fd = open_file(root, rel, flags | os.O_CREAT, mode, create_dirs=True)
-        except UnsafeFileError as refused:
-            if refused.path != shown:
-                raise  # a directory above it, which is not this file's to fix
-            moved.extend(_displace(root, rel, refused))
-            continue
-        except PermissionError as denied:
-            # A file of caesar's made unreadable (chmod 000): moved aside like the rest; when
-            # it cannot be moved, the directory itself is the problem, and that is said.
-            try:
-                moved.extend(_displace(root, rel, UnsafeFileError(shown, "is not readable")))
-            except OSError:
-                raise denied from None
-            continue
-        return fd, moved
-    raise UnsafeFileError(shown, "keeps being replaced; caesar gave up writing it")
-
-
-def claim_write(root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o644) -> list[str]:
-    """:func:`atomic_write` of a file caesar owns: a directory standing in its way is moved
-    aside first (a link or a FIFO is simply replaced). Returns what was moved, as in
-    :func:`claim`."""
-    moved: list[str] = []
-    shown = str(root / rel)
-    for _ in range(_CLAIM_TRIES):
-        try:
-            atomic_write(root, rel, data, mode=mode)
-        except UnsafeFileError as refused:
-            if refused.path != shown:
-                raise
-            moved.extend(_displace(root, rel, refused))
-            continue
-        return moved
-    raise UnsafeFileError(shown, "keeps being replaced; caesar gave up writing it")
-
-
-def _displace(root: Path, rel: str | PurePath, refused: UnsafeFileError) -> list[str]:
-    try:
-        what = describe(root, rel)
-    except OSError:
-        what = refused.problem
-    try:
-        aside = move_aside(root, rel)
-    except FileNotFoundError:
-        return []  # another writer moved it first
-    return [f"{rel} was {what}; caesar moved it aside to {aside} and wrote its own"]

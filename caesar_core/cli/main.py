@@ -11,6 +11,7 @@ import click
 from caesar_core import __version__
 from caesar_core.cli.approve import approve
 from caesar_core.cli.check import check
+from caesar_core.cli.comments import comment, comments
 from caesar_core.cli.demo import demo
 from caesar_core.cli.hooks import hooks
 from caesar_core.cli.mcp import channel, mcp
@@ -73,6 +74,8 @@ cli.add_command(mcp)
 cli.add_command(channel)
 cli.add_command(approve)
 cli.add_command(check)
+cli.add_command(comment)
+cli.add_command(comments)
 cli.add_command(hooks)
 
 

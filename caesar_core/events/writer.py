@@ -31,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from caesar_core import safefs
+from caesar_core import reclaim, safefs
 from caesar_core.protocol.event import EVENT_ADAPTER, Error, Event, EventPayload
 from caesar_core.protocol.versions import CURRENT, DocumentKind
 
@@ -218,7 +218,7 @@ class EventWriter:
         self._pid = os.getpid()
 
     def _claim(self, name: str, flags: int) -> int:
-        fd, moved = safefs.claim(self._dir, name, flags)
+        fd, moved = reclaim.claim(self._dir, name, flags)
         self._unsaid.extend(moved)
         return fd
 

@@ -1,4 +1,4 @@
-"""``caesar mcp serve``: the thirteen tools a main agent drives caesar with, over stdio.
+"""``caesar mcp serve``: the fourteen tools a main agent drives caesar with, over stdio.
 
 Thin on purpose: each tool validates its arguments (the SDK does, from the signature), calls
 the session, and turns a ``CaesarError`` into an error result carrying the core's reason and
@@ -45,6 +45,7 @@ TOOLS = (
     "caesar_list_roles",
     "caesar_answer",
     "caesar_check",
+    "caesar_comment",
 )
 
 
@@ -72,8 +73,8 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
             "Delegate work to coding agents and follow it: caesar_delegate starts a task and "
             "returns at once; caesar_await waits for reports; answer an agent's questions with "
             "caesar_answer; review with caesar_diff, run the project's checks with "
-            "caesar_check, and bring changes in with caesar_apply; send the agent back to the "
-            "same work with caesar_continue."
+            "caesar_check, comment on lines with caesar_comment, and bring changes in with "
+            "caesar_apply; send the agent back to the same work with caesar_continue."
         ),
         log_level="WARNING",
         lifespan=lifespan,
@@ -222,6 +223,30 @@ def build_server(root: Path, workspace: Path | None = None) -> tuple[MCPServer, 
         worktree at the task's base commit. ``mark`` is passed or failed; each result has its
         command, exit code, duration, output tail and whether it timed out."""
         return _call(lambda: session.check(task_id, hunks or ()))
+
+    @server.tool()
+    def caesar_comment(
+        task_id: str,
+        path: Annotated[
+            str | None, Field(description="The file commented on, as caesar_diff names it.")
+        ] = None,
+        start_line: Annotated[
+            int | None, Field(ge=1, description="First line, in the new side of the diff.")
+        ] = None,
+        end_line: Annotated[
+            int | None, Field(ge=1, description="Last line (absent: start_line alone).")
+        ] = None,
+        text: Annotated[str | None, Field(description="The comment.")] = None,
+        resolve: Annotated[
+            str | None, Field(description="Resolve this comment id instead of adding one.")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Comment on lines of a task's diff (path, start_line, text), or resolve a comment
+        (resolve); with neither, only list. Returns every comment of the task: where it is
+        now, its state (open, addressed by a later turn, outdated: its lines are gone,
+        resolved), its code and text. Open comments go to the agent in the next turn's
+        brief. Lines not in the diff are refused with the nearest lines that are."""
+        return _call(lambda: session.comment(task_id, path, start_line, end_line, text, resolve))
 
     return server, session
 

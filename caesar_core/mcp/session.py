@@ -250,6 +250,46 @@ class Session:
         result = worktrees.reject(self.store, record, picks, reason=reason)
         return worktrees.reject_json(task_id, result)
 
+    def comment(
+        self,
+        task_id: str,
+        path: str | None = None,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        text: str | None = None,
+        resolve: str | None = None,
+    ) -> dict[str, Any]:
+        """Add a comment, or resolve one, then every comment of the task as it is now."""
+        from caesar_core.review import comments
+
+        record = self.store.get(check_task_id(task_id))
+        done: dict[str, Any] = {}
+        if resolve is not None:
+            if path is not None or text is not None:
+                raise comments.CommentRefused(
+                    "resolve takes a comment id alone", "give no path nor text with resolve"
+                )
+            done["resolved"] = comments.resolve_comment(self.store, record, resolve).id
+        elif path is not None or text is not None:
+            if path is None or start_line is None or text is None:
+                raise comments.CommentRefused(
+                    "a comment needs path, start_line and text",
+                    "give all three (end_line for more than one line)",
+                )
+            added = comments.add_comment(
+                self.store,
+                record,
+                path,
+                start_line,
+                end_line or start_line,
+                text,
+                author="mcp",
+            )
+            done["added"] = added.comment.id
+            if added.set_aside:
+                done["set_aside"] = added.set_aside
+        return {**comments.read_comments(self.store, record).to_json(), **done}
+
     def check(self, task_id: str, hunks: Sequence[str] = ()) -> dict[str, Any]:
         """The project's checks run now on the task, or on those hunks alone (in a scratch
         worktree); refused with the reason when there are none, or the task still runs."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from caesar_core import safefs
+from caesar_core import reclaim, safefs
 from caesar_core.fs import dump_json
 from caesar_core.layout import kept_report
 from caesar_core.protocol.event import EVENT_ADAPTER, Event
@@ -44,9 +44,9 @@ def write_report(path: Path, report: Report) -> list[str]:
     """Replace ``report.json`` of a task directory with caesar's ``report`` in one rename.
 
     A link or a FIFO in its place is replaced, never written through; a directory is moved
-    aside. Returns what was moved aside, one sentence each (see ``safefs.claim_write``).
+    aside. Returns what was moved aside, one sentence each (see ``reclaim.claim_write``).
     """
-    return safefs.claim_write(path.parent, path.name, dump_json(report.to_json_dict()))
+    return reclaim.claim_write(path.parent, path.name, dump_json(report.to_json_dict()))
 
 
 def write_concluded_report(path: Path, report: Report) -> list[str]:
@@ -56,7 +56,7 @@ def write_concluded_report(path: Path, report: Report) -> list[str]:
     kept = kept_report(path.parent)
     if kept is not None:
         safefs.atomic_write(*kept, data)
-    return safefs.claim_write(path.parent, path.name, data)
+    return reclaim.claim_write(path.parent, path.name, data)
 
 
 def read_shown_report(path: Path) -> Report:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from caesar_core import safefs
+from caesar_core import reclaim, safefs
 from caesar_core.config import Check
 from caesar_core.errors import UsageError
 from caesar_core.humanize import duration
@@ -162,7 +162,7 @@ def run_check(
     if deadline is not None:
         stop_at = min(stop_at, deadline)
     try:
-        fd, _ = safefs.claim(task_dir, log, os.O_WRONLY | os.O_TRUNC)
+        fd, _ = reclaim.claim(task_dir, log, os.O_WRONLY | os.O_TRUNC)
     except OSError as error:
         return CheckResult(
             command=check.command, error=f"its output file cannot be written: {error}"

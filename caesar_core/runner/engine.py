@@ -44,6 +44,7 @@ from caesar_core.protocol.schema import strict_schema
 from caesar_core.protocol.task import Channel, FollowUpComment, Isolation, Task
 from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
+from caesar_core.reclaim import claim_write
 from caesar_core.review.checks import (
     check_environment,
     failure_reason,
@@ -69,7 +70,6 @@ from caesar_core.runner.turns import Continuation, claim, continuation, release,
 from caesar_core.runner.unwritten import conclude_unwritten, io_reason
 from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
-from caesar_core.safefs import claim_write
 from caesar_core.store.ids import new_task_id
 from caesar_core.store.record import (
     NO_ENDING,
@@ -233,8 +233,8 @@ class Runner:
         comments: Sequence[FollowUpComment] = (),
     ) -> Prepared:
         """A follow-up turn of ``task_id`` (``caesar continue``), laid out like any task;
-        ``comments``: the reviewer's open comments its brief carries (none until comments
-        exist)."""
+        ``comments``: the reviewer's open comments its brief carries (by default, those of
+        ``caesar comment`` still open)."""
         continuing = continuation(self.store, task_id, message, comments=comments)
         return self.prepare(
             continuing.request(timeout_ms), continuing.workspace, continuing=continuing

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from caesar_core import safefs
+from caesar_core import reclaim, safefs
 
 
 @dataclass
@@ -76,7 +76,7 @@ def _put_back(item: _Laid) -> None:
     except FileNotFoundError:
         st = None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        safefs.move_aside_in(dfd, name)  # the agent's directory, kept for a person to look at
+        reclaim.move_aside_in(dfd, name)  # the agent's directory, kept for a person to look at
     elif st is not None and item.kept is None:
         os.unlink(name, dir_fd=dfd)
     if item.kept is not None:

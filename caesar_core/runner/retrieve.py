@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from caesar_core import safefs
+from caesar_core import reclaim, safefs
 from caesar_core.agents.base import ReportTier
 from caesar_core.errors import CaesarError
 from caesar_core.humanize import one_line
@@ -119,15 +119,15 @@ def refusal(why: str) -> Finding:
 
 
 def tampering(paths: TaskPaths) -> list[Finding]:
-    """What the agent put in place of files caesar writes (moved aside by ``safefs.claim``)."""
+    """What the agent put in place of files caesar writes (moved aside by ``reclaim.claim``)."""
     try:
-        refused = safefs.refused_entries(paths.root)
+        refused = reclaim.refused_entries(paths.root)
     except OSError:
         return []
     findings = []
     for original, aside in refused:
         try:
-            what = safefs.describe(paths.root, aside)
+            what = reclaim.describe(paths.root, aside)
         except OSError:
             what = "something caesar could not write"
         findings.append(

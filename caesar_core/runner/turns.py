@@ -158,9 +158,14 @@ def continuation(
 ) -> Continuation:
     """The follow-up of ``task_id``, or the refusal that says why it cannot be one.
 
-    ``comments`` are the reviewer's open comments (none until comments exist)."""
+    ``comments`` are the reviewer's open comments; by default those ``caesar comment`` left
+    (``review.comments``), each with its code as it is now."""
     previous, _ = sweep_one(store, store.get(task_id))  # an abandoned task concluded first
     refuse_unless_continuable(previous)
+    if not comments:
+        from caesar_core.review.comments import followup_comments
+
+        comments = followup_comments(store, previous)
     first_turn = previous.chain or previous.id
     first_objective = previous.objective
     if previous.chain:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from caesar_core import safefs
+from caesar_core import reclaim, safefs
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_claim_moves_the_hostile_entry_aside_and_opens_a_file_of_its_own(
     root: Path, secret: Path, kind: str
 ) -> None:
     hostile(root, secret, kind)
-    fd, moved = safefs.claim(root, "owned", os.O_RDWR | os.O_APPEND)
+    fd, moved = reclaim.claim(root, "owned", os.O_RDWR | os.O_APPEND)
     try:
         os.write(fd, b"caesar's own\n")
     finally:
@@ -66,15 +66,15 @@ def test_claim_moves_the_hostile_entry_aside_and_opens_a_file_of_its_own(
     assert (root / "owned").read_bytes() == b"caesar's own\n"
     [said] = moved
     assert said.startswith(f"owned was {SAID[kind]}") and "owned.refused-1" in said
-    assert safefs.refused_entries(root) == [("owned", "owned.refused-1")]
-    assert safefs.describe(root, "owned.refused-1").startswith(SAID[kind])
+    assert reclaim.refused_entries(root) == [("owned", "owned.refused-1")]
+    assert reclaim.describe(root, "owned.refused-1").startswith(SAID[kind])
 
 
 def test_claim_of_a_plain_file_moves_nothing(root: Path) -> None:
     (root / "owned").write_text("mine\n")
-    fd, moved = safefs.claim(root, "owned")
+    fd, moved = reclaim.claim(root, "owned")
     os.close(fd)
-    assert moved == [] and safefs.refused_entries(root) == []
+    assert moved == [] and reclaim.refused_entries(root) == []
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -82,7 +82,7 @@ def test_claim_write_replaces_or_moves_aside_and_never_writes_through(
     root: Path, secret: Path, kind: str
 ) -> None:
     hostile(root, secret, kind)
-    moved = safefs.claim_write(root, "owned", b"{}")
+    moved = reclaim.claim_write(root, "owned", b"{}")
     assert (root / "owned").read_bytes() == b"{}"
     assert secret.read_text() == "secret"
     assert bool(moved) == (kind == "directory")  # a rename replaces the rest, never follows
@@ -93,18 +93,18 @@ def test_claim_write_replaces_or_moves_aside_and_never_writes_through(
 def test_move_aside_takes_the_next_free_number(root: Path) -> None:
     for n in range(3):
         (root / "owned").mkdir()
-        assert safefs.move_aside(root, "owned") == f"owned.refused-{n + 1}"
-    assert [aside for _, aside in safefs.refused_entries(root)] == [
+        assert reclaim.move_aside(root, "owned") == f"owned.refused-{n + 1}"
+    assert [aside for _, aside in reclaim.refused_entries(root)] == [
         "owned.refused-1",
         "owned.refused-2",
         "owned.refused-3",
     ]
     with pytest.raises(FileNotFoundError):
-        safefs.move_aside(root, "owned")
+        reclaim.move_aside(root, "owned")
 
 
 def test_claim_never_fixes_a_directory_above_the_file(root: Path, tmp_path: Path) -> None:
     (root / "sub").symlink_to(tmp_path)
     with pytest.raises(safefs.UnsafeFileError, match="symbolic link"):
-        safefs.claim(root, "sub/owned")
+        reclaim.claim(root, "sub/owned")
     assert not (tmp_path / "owned").exists()

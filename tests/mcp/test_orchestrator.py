@@ -31,12 +31,12 @@ async def pending_question(client: Client, task_id: str) -> dict[str, Any]:
     raise AssertionError("the task never asked its question")
 
 
-async def test_the_thirteen_tools_are_listed(repo: Path) -> None:
+async def test_the_fourteen_tools_are_listed(repo: Path) -> None:
     async with session("mcp", "serve", "--root", str(repo), cwd=repo) as client:
         listed = await client.list_tools()
 
     assert sorted(tool.name for tool in listed.tools) == sorted(TOOLS)
-    assert len(TOOLS) == 13
+    assert len(TOOLS) == 14
     delegate = next(t for t in listed.tools if t.name == "caesar_delegate")
     assert "objective" in delegate.input_schema["required"]
 
