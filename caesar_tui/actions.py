@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from caesar_core.errors import CaesarError
 from caesar_core.protocol.approvals import ApprovalDecision
+from caesar_core.review import comments
 from caesar_core.review.hunks import Pick
 from caesar_core.runner import control, worktrees
 from caesar_core.store.approvals import answer_approval
@@ -88,6 +89,21 @@ def reject(store: TaskStore, record: TaskRecord, picks: Sequence[Pick], reason: 
         return Outcome("Reject", str(error), ok=False)
     hunks = len({pick.split(":")[0] for pick in result.hunks})
     return Outcome("Reject", f"rejected {hunks} hunk(s): reverted in the task's worktree")
+
+
+def comment(
+    store: TaskStore, record: TaskRecord, path: str, start: int, end: int, text: str
+) -> Outcome:
+    """Like ``caesar comment ID PATH:LINES TEXT``: on lines of the task's diff (new side)."""
+    try:
+        added = comments.add_comment(store, record, path, start, end, text, author=BY)
+    except CaesarError as error:
+        return Outcome("Comment", str(error), ok=False)
+    lines = f"{start}" if start == end else f"{start}-{end}"
+    note = (
+        f"; the unreadable comments file was kept as {added.set_aside}" if added.set_aside else ""
+    )
+    return Outcome("Comment", f"commented on {path}:{lines}{note}")
 
 
 def cancel(store: TaskStore, task_id: str) -> Outcome:

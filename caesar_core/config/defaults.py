@@ -94,6 +94,7 @@ WATCH_KEYS: Final[Mapping[str, str]] = {
     "select_lines": "v",
     "side_by_side": "s",
     "reject": "R",
+    "comment": "c",
 }
 """The actions of ``caesar watch`` that ``[watch.keys]`` may rebind, with their default keys.
 

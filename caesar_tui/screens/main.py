@@ -26,6 +26,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from caesar_core.config import WATCH_KEYS
 from caesar_core.protocol.approvals import ApprovalDecision
+from caesar_core.review.comments import Comments, read_comments
 from caesar_core.review.hunks import Pick
 from caesar_core.store.record import TaskRecord
 from caesar_core.watch import TaskView
@@ -149,7 +150,7 @@ class MainScreen(WorkerFailures, Screen[None]):
                 panes = {
                     "activity": ActivityView(files.history, self.clock, id="activity-view"),
                     "questions": QuestionsPane(id="questions-pane", clock=self.clock),
-                    "diff": DiffView(self.diff_provider, id="diff-view"),
+                    "diff": DiffView(self.diff_provider, self._read_comments, id="diff-view"),
                     "report": ReportView(files.report, id="report-view"),
                     "log": LogView(files.raw_log, id="log-view"),
                 }
@@ -421,6 +422,22 @@ class MainScreen(WorkerFailures, Screen[None]):
     def _reject(self, record: TaskRecord, picks: list[Pick], reason: str) -> None:
         store = self.files.store
         outcome = actions.reject(store, record, picks, reason)
+        self.post_message(self.Written(outcome, reread=store.get(record.id)))
+
+    def _read_comments(self, record: TaskRecord) -> Comments:
+        return read_comments(self.files.store, record)
+
+    @on(DiffView.CommentAsked)
+    def _comment_asked(self, message: DiffView.CommentAsked) -> None:
+        view = self.views.get(message.task_id)
+        if view is not None:
+            record = view.record
+            self._comment(record, message.path, message.start, message.end, message.text)
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _comment(self, record: TaskRecord, path: str, start: int, end: int, text: str) -> None:
+        store = self.files.store
+        outcome = actions.comment(store, record, path, start, end, text)
         self.post_message(self.Written(outcome, reread=store.get(record.id)))
 
     @work(thread=True, group="act", exit_on_error=False)

@@ -97,6 +97,14 @@ class DiffRows(ScrollView):
         """The index of the hunk under the cursor."""
         self._lines: ChosenLines | None = None
         self._side_wanted = False
+        self._notes: dict[int, list[str]] = {}
+        """Rows shown under a line (its review comments, already made safe), by line."""
+        self._row_line: array[int] | None = None
+        """With notes, unified: the line of each row (a note's row: the line it is under)."""
+        self._line_row: array[int] | None = None
+        """With notes, unified: the row of each line."""
+        self._row_note: dict[int, str] = {}
+        """With notes, unified: the text of each note's row."""
         self._tokens: LRUCache[int, list[Tokens]] = LRUCache(self.TOKEN_CACHE_BLOCKS)
         """Highlighted blocks by block number: independent of the widget's styles."""
         self._strips: LRUCache[int, tuple[Strip, Style]] = LRUCache(self.STRIP_CACHE_SIZE)
@@ -133,6 +141,21 @@ class DiffRows(ScrollView):
         """The raw text of line ``index`` of the shown patch, without its newline."""
         return self._text[self._offsets[index] : self._offsets[index + 1] - 1]
 
+    def _map_notes(self) -> None:
+        """Lay the note rows in among the lines (unified view); none: rows are lines."""
+        self._row_note = {}
+        if not self._notes or self._message is not None:
+            self._row_line = self._line_row = None
+            return
+        row_line, line_row = array("q"), array("q")
+        for line in range(self.line_count):
+            line_row.append(len(row_line))
+            row_line.append(line)
+            for note in self._notes.get(line, ()):
+                self._row_note[len(row_line)] = note
+                row_line.append(line)
+        self._row_line, self._line_row = row_line, line_row
+
     def _resize_virtual(self) -> None:
         if self._message is not None:
             self.virtual_size = Size(self._longest + GUTTER + 4, 1)
@@ -140,7 +163,8 @@ class DiffRows(ScrollView):
             width = self.scrollable_content_region.width
             self.virtual_size = Size(width, len(self._layout.side()))
         else:
-            self.virtual_size = Size(self._longest + GUTTER + 4, self.line_count)
+            rows = self.line_count if self._row_line is None else len(self._row_line)
+            self.virtual_size = Size(self._longest + GUTTER + 4, rows)
 
     def notify_style_update(self) -> None:
         """Theme or pseudo-class changed: restyle the cached lines.
@@ -196,6 +220,19 @@ class DiffRows(ScrollView):
             if right != FULL:
                 return self._side_row(left, right, width)
             return self._unified_row(left, 0, width)
+        if self._row_line is not None:
+            if row >= len(self._row_line):
+                return blank
+            note = self._row_note.get(row)
+            if note is not None:
+                strip = Strip(
+                    [
+                        Segment(" " * GUTTER, self._base()),
+                        Segment(note, self._style("diff-text--comment")),
+                    ]
+                )
+                return strip.crop_extend(scroll_x, scroll_x + width, self._base())
+            return self._unified_row(self._row_line[row], scroll_x, width)
         if row >= self.line_count:
             return blank
         return self._unified_row(row, scroll_x, width)

@@ -89,6 +89,10 @@ class DiffText(DiffRows, can_focus=True):
         & > .diff-text--number {
             color: $text-muted;
         }
+        & > .diff-text--comment {
+            color: $text-warning;
+            background: $warning 10%;
+        }
     }
     """
 
@@ -102,6 +106,7 @@ class DiffText(DiffRows, can_focus=True):
         "diff-text--meta",
         "diff-text--message",
         "diff-text--number",
+        "diff-text--comment",
     }
     """
     | Class | Description |
@@ -115,6 +120,7 @@ class DiffText(DiffRows, can_focus=True):
     | `diff-text--meta` | File header lines (`diff --git`, `index`, `---`, `+++`, renames). |
     | `diff-text--message` | The message shown instead of text (binary file, no patch). |
     | `diff-text--number` | Line numbers of the side-by-side view. |
+    | `diff-text--comment` | A review comment's row, under its line (unified view). |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -192,6 +198,7 @@ class DiffText(DiffRows, can_focus=True):
         review: Review | None = None,
         title: str | None = None,
         keep_scroll: bool = False,
+        notes: Sequence[tuple[int, str]] = (),
     ) -> None:
         """Show ``patch[start:end]``, the unified diff of ``path``.
 
@@ -205,6 +212,8 @@ class DiffText(DiffRows, can_focus=True):
             title: Shown in the border (default: ``path``).
             keep_scroll: Keep the scroll position and the cursor, for a refreshed diff of
                 the same file.
+            notes: Rows to show under lines, each under the line of that number on the new
+                side (a review comment, made safe); not in the diff: above the first hunk.
         """
         end = len(patch) if end is None else end
         offsets = array("q", [start])
@@ -222,6 +231,7 @@ class DiffText(DiffRows, can_focus=True):
             (max(h.old_start + h.old_lines, h.new_start + h.new_lines) for h in hunks), default=0
         )
         self._digits = max(3, len(str(last)))
+        self._place_notes(notes)
         self._reset(title if title is not None else path, review, keep_scroll=keep_scroll)
 
     def show_message(
@@ -241,11 +251,59 @@ class DiffText(DiffRows, can_focus=True):
         self._lexer = None
         self._message = message
         self._longest = len(message) + 1
+        self._place_notes(())
         self._reset(title, review, keep_scroll=False)
 
     def clear(self) -> None:
         """Show nothing."""
         self.show_message("")
+
+    def _place_notes(self, notes: Sequence[tuple[int, str]]) -> None:
+        self._notes = {}
+        if notes:
+            where = self._new_lines()
+            above = max(self._layout.first_hunk - 1, 0)
+            for number, note in notes:
+                self._notes.setdefault(where.get(number, above), []).append(note)
+        self._map_notes()
+
+    def _new_lines(self) -> dict[int, int]:
+        """The line of the section showing each new-side line number its hunks show."""
+        where: dict[int, int] = {}
+        for index in range(len(self._layout.hunks)):
+            lines = self._layout.lines(index)
+            for body, number in enumerate(lines.new):
+                if number:
+                    where[number] = lines.header + 1 + body
+        return where
+
+    def comment_range(self) -> tuple[int, int] | None:
+        """The new-side lines a comment would be on: the lines chosen (``v``), else the
+        added lines of the hunk under the cursor (else its new lines); None: none there."""
+        hunk = self.cursor_hunk
+        if hunk is None or hunk.whole or self._message is not None:
+            return None
+        lines = self._layout.lines(self._cursor)
+        if self._lines is not None:
+            low, high = sorted((self._lines.anchor, self._lines.cursor))
+            first, last = lines.changed[low - 1], lines.changed[high - 1]
+        elif lines.changed:
+            first, last = lines.changed[0], lines.changed[-1]
+        else:
+            first, last = lines.header + 1, lines.end - 1
+        numbers = [
+            lines.new[line - lines.header - 1]
+            for line in range(first, last + 1)
+            if 0 <= line - lines.header - 1 < len(lines.new)
+        ]
+        numbers = [number for number in numbers if number]
+        if not numbers:  # only removed lines: the new line they were removed above
+            body = last - lines.header
+            after = [n for n in lines.new[body:] if n] or [n for n in lines.new if n]
+            if not after:
+                return None
+            numbers = [after[0]]
+        return min(numbers), max(numbers)
 
     def _reset(self, title: str | None, review: Review | None, *, keep_scroll: bool) -> None:
         self._tokens.clear()
@@ -369,7 +427,7 @@ class DiffText(DiffRows, can_focus=True):
                 return
             line = side.left[row] if side.left[row] >= 0 else side.right[row]
         else:
-            line = row
+            line = self._line_of(row)
         hunk = self._layout.hunk_at(line) if 0 <= line < self.line_count else None
         if hunk is not None and hunk != self._cursor:
             self._lines = None
@@ -408,12 +466,20 @@ class DiffText(DiffRows, can_focus=True):
     # ----------------------------------------------------------------------- scrolling
 
     def _row_of(self, line: int) -> int:
-        return self._layout.side().row_of[line] if self.side_by_side else line
+        if self.side_by_side:
+            return self._layout.side().row_of[line]
+        return line if self._line_row is None else self._line_row[line]
+
+    def _line_of(self, row: int) -> int:
+        """The line of unified row ``row`` (a comment's row: the line it is under)."""
+        if self._row_line is None or not self._row_line:
+            return row
+        return self._row_line[min(row, len(self._row_line) - 1)]
 
     def _top_line(self) -> int:
         row = int(self.scroll_y)
         if not self.side_by_side or self._message is not None:
-            return row
+            return self._line_of(row)
         side = self._layout.side()
         return side.left[row] if row < len(side) and side.left[row] >= 0 else 0
 

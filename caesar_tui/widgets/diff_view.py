@@ -26,18 +26,23 @@ from textual.widgets import OptionList, Static
 
 from caesar_core.errors import CaesarError
 from caesar_core.git.diff import FileChange, TreeDiff
+from caesar_core.review.comments import Comments, CommentState
 from caesar_core.review.hunks import Hunk
 from caesar_core.store.record import TaskRecord
+from caesar_core.terminal import safe_text
 from caesar_tui.keys import bind
+from caesar_tui.modals.comment import CommentModal
 from caesar_tui.review import Box, Choice, Done, FileCounts, Review, done_of
 from caesar_tui.widgets.diff_files import DiffFileList, file_label
 from caesar_tui.widgets.diff_text import SIDE_BY_SIDE_MIN, DiffText
 from caesar_tui.workers import WorkerFailures
 
-__all__ = ["DiffProvider", "DiffView"]
+__all__ = ["CommentsProvider", "DiffProvider", "DiffView", "comment_note"]
 
 DiffProvider = Callable[[TaskRecord], TreeDiff | None]
 """A task's diff with its patch, None without git (blocking: called in a thread worker)."""
+CommentsProvider = Callable[[TaskRecord], Comments]
+"""A task's review comments, placed (blocking: called in the same worker)."""
 
 
 NO_GIT = "no git: this task's changes could not be computed"
@@ -47,6 +52,15 @@ BINARY = "binary file differs"
 NO_PATCH = "no text for this file in the patch"
 STACK_BELOW = 80
 """Below this width the file list goes above the text instead of beside it."""
+NOTE_TEXT = 300
+"""Characters of a comment's text shown under its line."""
+
+
+def comment_note(state: CommentState, text: str) -> str:
+    """A comment's row under its line: its state when not open, its text made safe."""
+    shown = safe_text(text if len(text) <= NOTE_TEXT else text[: NOTE_TEXT - 1] + "…")
+    mark = "" if state is CommentState.OPEN else f"[{state.value}] "
+    return f"▎ {mark}{shown}"
 
 
 class DiffView(WorkerFailures, Widget):
@@ -63,6 +77,12 @@ class DiffView(WorkerFailures, Widget):
         bind("prev_hunk", "hunk(-1)", "Prev hunk", show=False, help="the previous hunk"),
         bind("next_file", "file(1)", "Next file", show=False, help="the next file"),
         bind("prev_file", "file(-1)", "Prev file", show=False, help="the previous file"),
+        bind(
+            "comment",
+            "comment",
+            "Comment",
+            help="comment on the lines chosen (v), else on the hunk under the cursor",
+        ),
         bind(
             "select_lines",
             "select_lines",
@@ -118,6 +138,25 @@ class DiffView(WorkerFailures, Widget):
         diff: TreeDiff | None
         error: str | None = None
         done: Done = field(default_factory=Done)
+        notes: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+        """Each path's comment rows (see :meth:`DiffText.show_patch`)."""
+        comments_problem: str | None = None
+        """Why the task's comments file could not be read (the diff is still shown)."""
+
+        @property
+        def control(self) -> DiffView:
+            return self.diff_view
+
+    @dataclass
+    class CommentAsked(Message):
+        """The person wrote a comment on lines of the shown task's diff (the screen adds it)."""
+
+        diff_view: DiffView
+        task_id: str
+        path: str
+        start: int
+        end: int
+        text: str
 
         @property
         def control(self) -> DiffView:
@@ -126,6 +165,7 @@ class DiffView(WorkerFailures, Widget):
     def __init__(
         self,
         provider: DiffProvider | None = None,
+        comments: CommentsProvider | None = None,
         *,
         name: str | None = None,
         id: str | None = None,
@@ -134,9 +174,12 @@ class DiffView(WorkerFailures, Widget):
     ) -> None:
         """Args:
         provider: Computes a task's diff (called in a thread); None: only ``show`` fills it.
+        comments: Reads a task's review comments (in the same thread); None: none shown.
         """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._provider = provider
+        self._comments = comments
+        self._notes: dict[str, list[tuple[int, str]]] = {}
         self._review = Review()
         """The choices of the task shown."""
         self._hunks: dict[str, tuple[Hunk, ...]] = {}
@@ -218,7 +261,20 @@ class DiffView(WorkerFailures, Widget):
         try:
             diff = provider(record)
             done = done_of(record, diff)
-            self.post_message(self.DiffReady(self, record.id, diff, done=done))
+            notes: dict[str, list[tuple[int, str]]] = {}
+            problem = None
+            if self._comments is not None:
+                read = self._comments(record)
+                problem = read.problem
+                for placed in read.placed:
+                    if placed.state is not CommentState.RESOLVED:
+                        note = comment_note(placed.state, placed.comment.text)
+                        notes.setdefault(placed.comment.path, []).append((placed.end_line, note))
+            self.post_message(
+                self.DiffReady(
+                    self, record.id, diff, done=done, notes=notes, comments_problem=problem
+                )
+            )
         except (CaesarError, OSError) as error:
             self.post_message(self.DiffReady(self, record.id, None, str(error)))
 
@@ -229,6 +285,14 @@ class DiffView(WorkerFailures, Widget):
             return
         if message.error:
             self.notify(message.error, title="Diff", severity="error", markup=False)
+        self._notes = message.notes
+        if message.comments_problem:
+            self.notify(
+                safe_text(message.comments_problem),
+                title="Comments",
+                severity="warning",
+                markup=False,
+            )
         self.show(message.task_id, message.diff, message.done)
 
     def show(self, task_id: str, diff: TreeDiff | None, done: Done | None = None) -> None:
@@ -301,6 +365,7 @@ class DiffView(WorkerFailures, Widget):
                 review=self._review,
                 title=title,
                 keep_scroll=keep_scroll,
+                notes=self._notes.get(change.path, ()),
             )
 
     @on(OptionList.OptionHighlighted, "#diff-files")
@@ -393,6 +458,25 @@ class DiffView(WorkerFailures, Widget):
                 self.notify("this hunk is applied already: no line of it is left to choose")
             else:
                 self.notify("this file has no lines to choose: it is taken whole (space)")
+
+    def action_comment(self) -> None:
+        text = self.text
+        task_id = self._task_id
+        if self._diff is None or task_id is None or not self.query_one("#diff-panes").display:
+            return
+        span = text.comment_range()
+        if span is None or not text.path:
+            self.notify("no line here to comment on: move to a hunk with lines (] [)")
+            return
+        path = text.path
+        start, end = span
+        where = f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
+
+        def written(comment: str | None) -> None:
+            if comment:
+                self.post_message(self.CommentAsked(self, task_id, path, start, end, comment))
+
+        self.app.push_screen(CommentModal(safe_text(where)), written)
 
     def action_side_by_side(self) -> None:
         text = self.text

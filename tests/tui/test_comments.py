@@ -1,0 +1,124 @@
+"""Commenting on lines of a real task's diff by keys (``c``), as a person would: the comment
+is stored through the core (``caesar comments`` shows it) and drawn under its line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from caesar_core.review.comments import add_comment
+from caesar_core.store import TaskStore
+from caesar_tui.app import make_app
+from caesar_tui.modals.comment import CommentModal
+from tests.runner.conftest import caesar
+from tests.tui.screen import lines, toasts, until
+from tests.tui.test_review import OLD, SIZE, edited, open_diff, shown, task_with_three_hunks
+
+
+def listed_comments(repo: Path, task_id: str) -> list[dict[str, Any]]:
+    """``caesar comments ID --json``: what the CLI shows of the task's comments."""
+    result = caesar(repo, "comments", task_id, "--json")
+    assert result.returncode == 0, result.stderr
+    comments: list[dict[str, Any]] = json.loads(result.stdout)["comments"]
+    return comments
+
+
+async def test_c_on_a_hunk_comments_on_its_lines_and_shows_it_under_them(repo: Path) -> None:
+    task_id, _ = task_with_three_hunks(repo)
+    app = make_app(repo)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        view = await open_diff(pilot, app, task_id)
+        await pilot.press("enter", "c")  # the text, the first hunk: def area(radius)
+        await until(pilot, lambda: isinstance(app.screen, CommentModal), "the comment field")
+        assert "Comment on calc.py:4-5" in shown(app)
+        await pilot.press(*"keep r", "enter")
+        await until(
+            pilot, lambda: any("▎ keep r" in row for row in lines(view.text)), "the comment row"
+        )
+        rows = lines(view.text)
+        at = next(i for i, row in enumerate(rows) if "▎ keep r" in row)
+        assert rows[at - 1].endswith("+    return math.pi * radius * radius")
+        await until(
+            pilot, lambda: any("commented on calc.py:4-5" in t for t in toasts(app)), "the toast"
+        )
+    listed = listed_comments(repo, task_id)
+    assert [(c["path"], c["start_line"], c["end_line"], c["state"]) for c in listed] == [
+        ("calc.py", 4, 5, "open")
+    ]
+    assert listed[0]["text"] == "keep r"
+
+
+async def test_c_on_lines_chosen_with_v_comments_on_their_new_lines(repo: Path) -> None:
+    task_id, _ = task_with_three_hunks(repo)
+    app = make_app(repo)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        view = await open_diff(pilot, app, task_id)
+        await pilot.press("enter", "right_square_bracket")  # the second hunk
+        await pilot.press("v", "j", "j", "j")  # two removed prints, two added ones
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CommentModal), "the comment field")
+        await pilot.press(*"say circle", "enter")
+        await until(
+            pilot, lambda: any("▎ say circle" in r for r in lines(view.text)), "the comment row"
+        )
+        rows = lines(view.text)
+        at = next(i for i, row in enumerate(rows) if "▎ say circle" in row)
+        assert rows[at - 1].endswith('+    print("its area", area(r))')
+    listed = listed_comments(repo, task_id)
+    assert [c["code"] for c in listed] == [
+        ['    print("circle of radius", r)', '    print("its area", area(r))']
+    ]
+
+
+async def test_a_refused_comment_is_notified_with_the_cores_reason_and_remedy(
+    repo: Path,
+) -> None:
+    task_id, worktree = task_with_three_hunks(repo)
+    app = make_app(repo)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_diff(pilot, app, task_id)
+        (worktree / "calc.py").write_text(OLD)  # the agent's change is gone meanwhile
+        await pilot.press("enter", "c")
+        await until(pilot, lambda: isinstance(app.screen, CommentModal), "the comment field")
+        await pilot.press(*"too late", "enter")
+        await until(
+            pilot, lambda: any("has no lines in the diff" in t for t in toasts(app)), "the refusal"
+        )
+        refusal = next(t for t in toasts(app) if "has no lines in the diff" in t)
+        assert "remedy: comment on a path of the diff" in refusal
+    assert listed_comments(repo, task_id) == []
+
+
+async def test_comments_are_drawn_escaped_and_marked_outdated_when_their_lines_are_gone(
+    repo: Path,
+) -> None:
+    task_id, worktree = task_with_three_hunks(repo)
+    store = TaskStore(repo)
+    add_comment(store, store.get(task_id), "calc.py", 4, 5, "red\x1b[31m\nnext")
+    add_comment(store, store.get(task_id), "calc.py", 32, 32, "two")
+    (worktree / "calc.py").write_text(edited(first=False))  # lines 4-5 are gone
+    app = make_app(repo)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        view = await open_diff(pilot, app, task_id)
+        await until(pilot, lambda: any("▎" in row for row in lines(view.text)), "the comments")
+        rows = lines(view.text)
+        assert "  ▎ [outdated] red\\x1b[31m\\nnext" in rows
+        at = rows.index("  ▎ [outdated] red\\x1b[31m\\nnext")
+        assert rows[at - 1].startswith("  +++ b/calc.py")  # above the first hunk
+        assert "@@ -10,8 +10,9 @@" in rows[at + 1]
+        at = rows.index("  ▎ two")
+        assert rows[at - 1].endswith("+    describe(2)")
+
+
+async def test_a_garbage_comments_file_is_reported_and_the_diff_still_shown(repo: Path) -> None:
+    task_id, _ = task_with_three_hunks(repo)
+    (TaskStore(repo).paths(task_id).root / "comments.json").write_text("{not json\x1b[2J")
+    app = make_app(repo)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        view = await open_diff(pilot, app, task_id)
+        await until(
+            pilot, lambda: any("comments.json" in t for t in toasts(app)), "the problem reported"
+        )
+        assert not any("\x1b" in t for t in toasts(app))
+        assert any("+def area(radius):" in row for row in lines(view.text))
