@@ -106,6 +106,15 @@ def comment(
     return Outcome("Comment", f"commented on {path}:{lines}{note}")
 
 
+def resolve_comment(store: TaskStore, record: TaskRecord, comment_id: str) -> Outcome:
+    """Like ``caesar comment ID --resolve COMMENT_ID``."""
+    try:
+        resolved = comments.resolve_comment(store, record, comment_id)
+    except CaesarError as error:
+        return Outcome("Comment", str(error), ok=False)
+    return Outcome("Comment", f"resolved {resolved.id}")
+
+
 def cancel(store: TaskStore, task_id: str) -> Outcome:
     try:
         control.cancel(store, task_id, by=BY)

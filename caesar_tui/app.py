@@ -25,6 +25,7 @@ from caesar_core.store.record import TaskRecord
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.keys import bind
 from caesar_tui.messages import Announced
+from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.help import HelpModal, HelpSection
 from caesar_tui.notify import notification
 from caesar_tui.screens.main import MainScreen
@@ -62,6 +63,7 @@ class CaesarApp(WorkerFailures, App[None]):
         HelpSection(
             "the Diff tab: review by file, hunk and line", (DiffView, DiffFileList, DiffText)
         ),
+        HelpSection("the list of comments (C)", (CommentsModal,)),
     )
     """What the help lists after the keys that work everywhere (the app's and the main
     screen's): each section's bindings, read from the classes that bind them."""

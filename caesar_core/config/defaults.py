@@ -95,6 +95,8 @@ WATCH_KEYS: Final[Mapping[str, str]] = {
     "side_by_side": "s",
     "reject": "R",
     "comment": "c",
+    "comments": "C",
+    "resolve_comment": "x",
 }
 """The actions of ``caesar watch`` that ``[watch.keys]`` may rebind, with their default keys.
 

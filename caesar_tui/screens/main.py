@@ -36,6 +36,7 @@ from caesar_tui.announce import news
 from caesar_tui.clock import Clock
 from caesar_tui.keys import bind
 from caesar_tui.messages import Announced, ProjectUpdated
+from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.confirm import ConfirmModal
 from caesar_tui.modals.filter import FilterModal
 from caesar_tui.modals.review import apply_confirmation, reject_confirmation
@@ -94,6 +95,13 @@ class MainScreen(WorkerFailures, Screen[None]):
             "reject",
             "Reject",
             help="reject what is selected in the Diff tab: reverted in the task's worktree",
+        ),
+        bind(
+            "comments",
+            "comments",
+            "Comments",
+            show=False,
+            help="the task's review comments (x there resolves one)",
         ),
         bind("cancel", "cancel_task", "Cancel", help="cancel the task"),
         bind("discard", "discard", "Discard", help="discard the task's worktree"),
@@ -348,6 +356,27 @@ class MainScreen(WorkerFailures, Screen[None]):
                 self._reject(record, picks, modal.reason)
 
         self.app.push_screen(modal, decided)
+
+    def action_comments(self) -> None:
+        record = self._selected_record()
+        if record is None:
+            self.notify("no task selected")
+            return
+        store = self.files.store
+
+        def closed(_: None) -> None:
+            diff_view = self.query_one(DiffView)
+            if diff_view.task_id == record.id:
+                diff_view.load(store.get(record.id))
+
+        self.app.push_screen(
+            CommentsModal(
+                record.id,
+                lambda: read_comments(store, record),
+                lambda comment_id: actions.resolve_comment(store, record, comment_id),
+            ),
+            closed,
+        )
 
     def action_cancel_task(self) -> None:
         record = self._selected_record()

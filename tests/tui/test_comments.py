@@ -11,8 +11,9 @@ from caesar_core.review.comments import add_comment
 from caesar_core.store import TaskStore
 from caesar_tui.app import make_app
 from caesar_tui.modals.comment import CommentModal
+from caesar_tui.modals.comments import CommentsModal
 from tests.runner.conftest import caesar
-from tests.tui.screen import lines, toasts, until
+from tests.tui.screen import lines, text, toasts, until
 from tests.tui.test_review import OLD, SIZE, edited, open_diff, shown, task_with_three_hunks
 
 
@@ -122,3 +123,31 @@ async def test_a_garbage_comments_file_is_reported_and_the_diff_still_shown(repo
         )
         assert not any("\x1b" in t for t in toasts(app))
         assert any("+def area(radius):" in row for row in lines(view.text))
+
+
+async def test_C_lists_the_comments_and_x_resolves_the_highlighted_one(repo: Path) -> None:
+    task_id, _ = task_with_three_hunks(repo)
+    store = TaskStore(repo)
+    add_comment(store, store.get(task_id), "calc.py", 4, 5, "keep r")
+    add_comment(store, store.get(task_id), "calc.py", 32, 32, "two\x1b[2J")
+    app = make_app(repo)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        view = await open_diff(pilot, app, task_id)
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, CommentsModal), "the list")
+        modal = app.screen
+        await until(pilot, lambda: "keep r" in text(modal), "the comments listed")
+        listed = text(modal)
+        assert "calc.py:4-5  [open]  keep r" in listed
+        assert "calc.py:32  [open]  two\\x1b[2J" in listed
+        await pilot.press("x")  # the first: keep r
+        await until(pilot, lambda: "[resolved]  keep r" in text(modal), "resolved in the list")
+        await pilot.press("escape")
+        await until(
+            pilot,
+            lambda: not any("▎ keep r" in row for row in lines(view.text)),
+            "the resolved comment gone from the diff",
+        )
+        assert any("▎ two" in row for row in lines(view.text))
+    states = {c["text"]: c["state"] for c in listed_comments(repo, task_id)}
+    assert states == {"keep r": "resolved", "two\x1b[2J": "open"}

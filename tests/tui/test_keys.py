@@ -14,6 +14,7 @@ from textual.widgets import Footer, Static, TabbedContent
 from caesar_core.config import WATCH_KEYS
 from caesar_core.store import ask
 from caesar_tui.app import CaesarApp
+from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.help import HelpModal, binding_rows
 from caesar_tui.screens.main import MainScreen
 from caesar_tui.widgets.activity import ActivityView
@@ -36,6 +37,7 @@ BOUND: tuple[type[DOMNode], ...] = (
     DiffView,
     DiffText,
     TaskTree,
+    CommentsModal,
 )
 
 
