@@ -11,17 +11,24 @@ the person is told (:mod:`caesar_tui.workers`).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import tempfile
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from caesar_core.errors import CaesarError
+from caesar_core.executable import caesar_command
 from caesar_core.protocol.approvals import ApprovalDecision
 from caesar_core.review import comments
 from caesar_core.review.hunks import Pick
-from caesar_core.runner import control, worktrees
+from caesar_core.runner import control, turns, worktrees
 from caesar_core.store.approvals import answer_approval
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
+from caesar_core.terminal import safe_text
 
 BY = "watch"
 """Who answered, as recorded in the answer files."""
@@ -129,3 +136,41 @@ def discard(store: TaskStore, record: TaskRecord) -> Outcome:
     except CaesarError as error:
         return Outcome("Discard", str(error), ok=False)
     return Outcome(record.id[2:10], "worktree discarded")
+
+
+CONTINUE_STARTED = 15.0
+"""Seconds a follow-up's ``caesar continue`` has to record its new turn."""
+
+
+def request_changes(store: TaskStore, record: TaskRecord, message: str) -> Outcome:
+    """A follow-up turn of ``record``, as ``caesar continue ID MESSAGE`` starts it: refused
+    at once when the task cannot be continued; else run by a detached ``caesar continue``
+    (the app follows it as any task) and its new turn's id awaited."""
+    try:
+        turns.refuse_unless_continuable(store.get(record.id))
+    except CaesarError as error:
+        return Outcome("Request changes", str(error), ok=False)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAESAR_")}
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            [*caesar_command(), "continue", record.id, message, "--json"],
+            cwd=store.root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            start_new_session=True,
+        )
+        # Reaped when it ends (it follows the turn to its end, as ``caesar continue`` does).
+        threading.Thread(target=process.wait, name="caesar-continue", daemon=True).start()
+        deadline = time.monotonic() + CONTINUE_STARTED
+        while time.monotonic() < deadline:
+            continued_by = store.get(record.id).continued_by
+            if continued_by:
+                return Outcome("Request changes", f"turn {continued_by} started")
+            if process.poll() is not None and not store.get(record.id).continued_by:
+                errors.seek(0)
+                text = errors.read(4000).decode("utf-8", "replace").strip()
+                return Outcome("Request changes", safe_text(text, lines=True), ok=False)
+            time.sleep(0.05)
+    return Outcome("Request changes", "caesar continue has not started the turn yet", ok=False)

@@ -97,6 +97,7 @@ WATCH_KEYS: Final[Mapping[str, str]] = {
     "comment": "c",
     "comments": "C",
     "resolve_comment": "x",
+    "request_changes": "r",
 }
 """The actions of ``caesar watch`` that ``[watch.keys]`` may rebind, with their default keys.
 

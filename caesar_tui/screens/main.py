@@ -39,6 +39,7 @@ from caesar_tui.messages import Announced, ProjectUpdated
 from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.confirm import ConfirmModal
 from caesar_tui.modals.filter import FilterModal
+from caesar_tui.modals.request_changes import RequestChangesModal, review_summary
 from caesar_tui.modals.review import apply_confirmation, reject_confirmation
 from caesar_tui.review import Choice
 from caesar_tui.source import TaskFiles
@@ -102,6 +103,13 @@ class MainScreen(WorkerFailures, Screen[None]):
             "Comments",
             show=False,
             help="the task's review comments (x there resolves one)",
+        ),
+        bind(
+            "request_changes",
+            "request_changes",
+            "Changes",
+            help="request changes: a follow-up turn of the ended task, its message prefilled "
+            "with the open comments, rejected hunks and failed checks",
         ),
         bind("cancel", "cancel_task", "Cancel", help="cancel the task"),
         bind("discard", "discard", "Discard", help="discard the task's worktree"),
@@ -377,6 +385,26 @@ class MainScreen(WorkerFailures, Screen[None]):
             ),
             closed,
         )
+
+    def action_request_changes(self) -> None:
+        record = self._selected_record()
+        if record is None:
+            self.notify("no task selected")
+            return
+        if not record.status.terminal:
+            self.notify(f"the task is still {record.status.value}: request changes once it ends")
+            return
+        summary = review_summary(self.files.store, record)
+
+        def sent(message: str | None) -> None:
+            if message is not None:
+                self._request_changes(record, message)
+
+        self.app.push_screen(RequestChangesModal(record, summary), sent)
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _request_changes(self, record: TaskRecord, message: str) -> None:
+        self.post_message(self.Written(actions.request_changes(self.files.store, record, message)))
 
     def action_cancel_task(self) -> None:
         record = self._selected_record()

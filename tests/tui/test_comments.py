@@ -12,6 +12,8 @@ from caesar_core.store import TaskStore
 from caesar_tui.app import make_app
 from caesar_tui.modals.comment import CommentModal
 from caesar_tui.modals.comments import CommentsModal
+from caesar_tui.modals.request_changes import RequestChangesModal
+from caesar_tui.widgets.task_tree import TaskTree
 from tests.runner.conftest import caesar
 from tests.tui.screen import lines, text, toasts, until
 from tests.tui.test_review import OLD, SIZE, edited, open_diff, shown, task_with_three_hunks
@@ -151,3 +153,50 @@ async def test_C_lists_the_comments_and_x_resolves_the_highlighted_one(repo: Pat
         assert any("▎ two" in row for row in lines(view.text))
     states = {c["text"]: c["state"] for c in listed_comments(repo, task_id)}
     assert states == {"keep r": "resolved", "two\x1b[2J": "open"}
+
+
+async def test_r_requests_changes_a_follow_up_turn_prefilled_with_the_review(
+    repo: Path,
+) -> None:
+    task_id, _ = task_with_three_hunks(repo)
+    store = TaskStore(repo)
+    add_comment(store, store.get(task_id), "calc.py", 4, 5, "keep r")
+    app = make_app(repo)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_diff(pilot, app, task_id)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, RequestChangesModal), "the form")
+        await until(pilot, lambda: "calc.py:4-5: keep r" in shown(app), "the summary")
+        assert "Address the review comments:" in shown(app)
+        await pilot.press(*" please", "ctrl+s")
+        await until(
+            pilot, lambda: any(" started" in t for t in toasts(app)), "the new turn notified"
+        )
+        turn = store.get(task_id).continued_by
+        assert turn is not None
+        assert any(f"turn {turn} started" in t for t in toasts(app))
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: turn[2:10] in text(tree), "the new turn in the tree")
+        await until(pilot, lambda: store.get(turn).status.terminal, "the turn's end")
+    record = store.get(turn)
+    assert record.continues == task_id
+    assert record.turn == 2
+    assert "- calc.py:4-5: keep r please" in record.objective
+
+
+async def test_r_on_a_task_continued_already_is_refused_with_the_reason(repo: Path) -> None:
+    task_id, _ = task_with_three_hunks(repo)
+    store = TaskStore(repo)
+    app = make_app(repo)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_diff(pilot, app, task_id)
+        continued = caesar(repo, "continue", task_id, "--json")  # from the CLI meanwhile
+        assert store.get(task_id).continued_by, continued.stderr
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, RequestChangesModal), "the form")
+        await pilot.press("ctrl+s")
+        await until(
+            pilot, lambda: any("already continued" in t for t in toasts(app)), "the refusal"
+        )
+        assert any("remedy: continue the latest turn" in t for t in toasts(app))
+    assert store.get(task_id).continued_by is not None
