@@ -394,8 +394,16 @@ class MainScreen(WorkerFailures, Screen[None]):
         if not record.status.terminal:
             self.notify(f"the task is still {record.status.value}: request changes once it ends")
             return
-        summary = review_summary(self.files.store, record)
+        self._read_review(record)
 
+    @work(thread=True, group="read-review", exclusive=True, exit_on_error=False)
+    def _read_review(self, record: TaskRecord) -> None:
+        """The form's summary reads the comments (and the worktree they are anchored in): in a
+        thread, never on the UI thread."""
+        summary = review_summary(self.files.store, record)
+        self.app.call_from_thread(self._ask_for_changes, record, summary)
+
+    def _ask_for_changes(self, record: TaskRecord, summary: str) -> None:
         def sent(message: str | None) -> None:
             if message is not None:
                 self._request_changes(record, message)
