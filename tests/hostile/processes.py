@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,10 +59,25 @@ def no_leftovers(tmp_path: Path) -> Iterator[None]:
 
 
 def heartbeat_stopped(task_dir: Path) -> bool:
+    """The loop that writes the heartbeat is gone (exited, or a zombie nobody reaped yet): no
+    beat can come any more."""
+    pid = int((task_dir / "daemon.pid").read_text().strip())
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] == "Z"
+
+
+def heartbeat_goes_on(task_dir: Path, timeout: float = 10) -> None:
+    """A new beat is written after this call: the loop still runs."""
     beat = task_dir / "heartbeat"
     before = beat.read_bytes() if beat.exists() else b""
-    time.sleep(0.3)  # the loop beats every 50 ms
-    return (beat.read_bytes() if beat.exists() else b"") == before
+    wait_for(
+        lambda: beat.exists() and beat.read_bytes() not in (b"", before),
+        timeout=timeout,
+        what="a new heartbeat",
+    )
 
 
 def assert_nothing_left(repo: Path, task_id: str) -> None:

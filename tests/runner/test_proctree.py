@@ -179,10 +179,12 @@ def test_a_full_disk_under_raw_log_never_stops_the_pump(
 
 
 REAPER = """
-import os, subprocess, sys, time
+import os, signal, subprocess, sys, time
 from caesar_core.runner import proctree
 
 assert proctree.become_subreaper()
+# Each exit of a child (ours, or an orphan handed to us) is a SIGCHLD: waited for, never slept on.
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
 with proctree.spawn_lock:
     own = subprocess.Popen(["sh", "-c", "exit 7"], start_new_session=True)
     proctree.started(own.pid)
@@ -198,7 +200,8 @@ def zombies():
 
 deadline = time.monotonic() + 20
 while len(zombies()) < 3 and time.monotonic() < deadline:
-    time.sleep(0.02)  # the orphans exit: zombies of this subreaper, and so is `own`
+    # the orphans exit: zombies of this subreaper, and so is `own`
+    signal.sigtimedwait([signal.SIGCHLD], max(0.0, deadline - time.monotonic()))
 before = zombies()
 proctree.reap(agent.pid)
 after = zombies()
