@@ -45,3 +45,19 @@ def outside(tmp_path: Path) -> Path:
     target.parent.mkdir()
     target.write_text("# the user's own file\nexport SECRET=do-not-leak\n")
     return target
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A task directory for the safe-file tests: caesar's, trusted as a path."""
+    task = tmp_path / "task"
+    task.mkdir()
+    return task
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    """A file outside the task directory that nothing may read or write through a link."""
+    target = tmp_path / "outside"
+    target.write_text("secret")
+    return target

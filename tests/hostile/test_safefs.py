@@ -10,20 +10,6 @@ import pytest
 from caesar_core import safefs
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    task = tmp_path / "task"
-    task.mkdir()
-    return task
-
-
-@pytest.fixture
-def secret(tmp_path: Path) -> Path:
-    target = tmp_path / "outside"
-    target.write_text("secret")
-    return target
-
-
 def test_a_symlinked_file_is_neither_read_nor_written_through(root: Path, secret: Path) -> None:
     (root / "report.json").symlink_to(secret)
     with pytest.raises(safefs.UnsafeFileError, match="symbolic link"):

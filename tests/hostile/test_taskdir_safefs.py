@@ -11,20 +11,6 @@ import pytest
 from caesar_core import reclaim, safefs
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    task = tmp_path / "task"
-    task.mkdir()
-    return task
-
-
-@pytest.fixture
-def secret(tmp_path: Path) -> Path:
-    target = tmp_path / "outside"
-    target.write_text("secret")
-    return target
-
-
 def hostile(root: Path, secret: Path, kind: str) -> Path:
     entry = root / "owned"
     if kind == "symlink":
