@@ -129,6 +129,13 @@ class MainScreen(WorkerFailures, Screen[None]):
         reread: TaskRecord | None = None
         """The task as the write left it: its diff is read again."""
 
+    @dataclass
+    class ReviewRead(Message):
+        """The summary the request-changes form opens with, read in a worker."""
+
+        record: TaskRecord
+        summary: str
+
     def __init__(
         self,
         files: TaskFiles,
@@ -400,15 +407,17 @@ class MainScreen(WorkerFailures, Screen[None]):
     def _read_review(self, record: TaskRecord) -> None:
         """The form's summary reads the comments (and the worktree they are anchored in): in a
         thread, never on the UI thread."""
-        summary = review_summary(self.files.store, record)
-        self.app.call_from_thread(self._ask_for_changes, record, summary)
+        self.post_message(self.ReviewRead(record, review_summary(self.files.store, record)))
 
-    def _ask_for_changes(self, record: TaskRecord, summary: str) -> None:
-        def sent(message: str | None) -> None:
-            if message is not None:
-                self._request_changes(record, message)
+    @on(ReviewRead)
+    def _ask_for_changes(self, message: ReviewRead) -> None:
+        record = message.record
 
-        self.app.push_screen(RequestChangesModal(record, summary), sent)
+        def sent(text: str | None) -> None:
+            if text is not None:
+                self._request_changes(record, text)
+
+        self.app.push_screen(RequestChangesModal(record, message.summary), sent)
 
     @work(thread=True, group="act", exit_on_error=False)
     def _request_changes(self, record: TaskRecord, message: str) -> None:
