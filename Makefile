@@ -14,7 +14,7 @@ CLIS_STAMP := $(CLIS)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
 	touch $(STAMP)
 
 $(CLIS_STAMP): tests/clis/package.json tests/clis/package-lock.json
