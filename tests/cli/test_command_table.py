@@ -9,6 +9,7 @@ import sys
 import click
 import pytest
 
+from caesar_core import __version__
 from caesar_core.cli.main import COMMANDS, cli
 
 
@@ -59,3 +60,22 @@ def test_the_version_loads_no_command_module_and_no_distribution_metadata() -> N
     commands = {target.partition(":")[0] for target in COMMANDS.values()}
     assert not loaded & commands
     assert "importlib.metadata" not in loaded
+
+
+def test_the_console_scripts_version_is_clicks_answer() -> None:
+    """``caesar --version`` is answered before click loads, in click's own words."""
+    answers = [
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"from caesar_core.cli.{module} import main; main()",
+                "--version",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for module in ("entry", "main")
+    ]
+    assert answers == [f"caesar, version {__version__}\n"] * 2
