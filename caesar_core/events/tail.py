@@ -32,7 +32,7 @@ from caesar_core import safefs
 from caesar_core.errors import CaesarError
 from caesar_core.humanize import clip
 from caesar_core.protocol.event import EVENT_ADAPTER, Event
-from caesar_core.protocol.parse import parse
+from caesar_core.protocol.parse import parse, problem_text
 from caesar_core.protocol.versions import DocumentKind
 
 CHUNK = 1 << 20
@@ -400,18 +400,7 @@ def _slow_path(
 
 
 def _describe(error: ValidationError) -> str:
-    errors = error.errors(include_url=False)
-    if not errors:
-        return _shorten(str(error))
-    first = errors[0]
-    if first["type"] == "json_invalid":
-        detail = first.get("ctx", {}).get("error", first["msg"])
-        return _shorten(f"not JSON: {detail}")
-    where = ".".join(str(part) for part in first["loc"])
-    text = f"{where}: {first['msg']}" if where else first["msg"]
-    if len(errors) > 1:
-        text += f" (+{len(errors) - 1} more)"
-    return _shorten(text)
+    return _shorten(problem_text(error))
 
 
 def _shorten(text: str) -> str:

@@ -22,6 +22,7 @@ from caesar_core.errors import CaesarError, UsageError
 from caesar_core.events.tail import read_last_events
 from caesar_core.protocol.documents import read_shown_report
 from caesar_core.protocol.event import Event, FinishedEvent
+from caesar_core.protocol.parse import problem_text
 from caesar_core.protocol.report import Report
 from caesar_core.review.checks import checks_json
 from caesar_core.review.hunks import SelectionError, parse_pick
@@ -162,7 +163,7 @@ class Session:
                 view["pending"] = True
                 view["pending_questions"] = self._pending(task_id)
         except Exception as error:  # one broken task must not hide the others
-            view["problem"] = f"{type(error).__name__}: {error}"
+            view["problem"] = problem_text(error)
         return view
 
     def status(self, task_id: str) -> dict[str, Any]:
