@@ -274,6 +274,11 @@ class EventTail:
         """Why the log cannot be read at all; "" when it can (or does not exist yet)."""
         return self._lines.problem
 
+    @property
+    def offset(self) -> int:
+        """Bytes of the log consumed so far (see :attr:`LineTail.offset`)."""
+        return self._lines.offset
+
     def read(self, *, max_bytes: int | None = None) -> EventBatch:
         """The events appended since the last read (see :meth:`LineTail.read`).
 

@@ -222,7 +222,10 @@ def test_doctor_and_agents_list_accept_the_reference_files(
     rows = {row["id"]: row for row in json.loads(listed.stdout)}
     assert rows["aider"]["capabilities"]["network"] == "toggle"
     assert rows["aider"]["installed"] is True
-    assert rows["claude"]["allowed"] is False and "allow_recursion" in rows["claude"]["policy"]
+    assert (
+        rows["claude"]["allowed"] is False
+        and "allow_recursion" in rows["claude"]["policy"]["reason"]
+    )
 
 
 @pytest.mark.parametrize(("network", "appended"), [("on", True), ("off", False)])
