@@ -256,6 +256,9 @@ class EventBatch:
     bad: list[BadLine] = field(default_factory=list)
     reset: bool = False
     """Earlier batches no longer describe the file; rebuild from this one."""
+    lines: list[bytes] = field(default_factory=list)
+    """The bytes of each event's line as the file holds them (without its ``\\n``),
+    ``lines[i]`` being ``events[i]``'s: what passes a log through unchanged writes."""
 
 
 class EventTail:
@@ -291,11 +294,12 @@ class EventTail:
         bad: list[BadLine] = []
         with _no_gc_pauses(len(chunk.lines)):
             events, failed = _validate_all(chunk.lines)
+        lines = chunk.lines  # every line an event: the same list, not a copy
         if failed:
             # Rare path: redo the batch in order, with the tolerant parser for the failures.
-            events, bad = _slow_path(chunk, events, failed)
+            events, bad, lines = _slow_path(chunk, events, failed)
             self.bad_total += len(bad)
-        return EventBatch(events, bad, chunk.reset)
+        return EventBatch(events, bad, chunk.reset, lines)
 
     def close(self) -> None:
         self._lines.close()
@@ -383,25 +387,28 @@ def read_events(path: Path) -> tuple[list[Event], list[BadLine]]:
 
 def _slow_path(
     chunk: LineChunk, fast: list[Event], failed: list[int]
-) -> tuple[list[Event], list[BadLine]]:
+) -> tuple[list[Event], list[BadLine], list[bytes]]:
     numbers = chunk.line_numbers()
     failures = set(failed)
     events: list[Event] = []
     bad: list[BadLine] = []
+    lines: list[bytes] = []
     good = iter(fast)
     for index, line in enumerate(chunk.lines):
         if index not in failures:
             events.append(next(good))
+            lines.append(line)
             continue
         try:
             events.append(parse(EVENT_ADAPTER, line, DocumentKind.EVENT))
+            lines.append(line)
         except CaesarError as error:
             bad.append(BadLine(numbers[index], _shorten(error.reason)))
         except ValidationError as error:
             bad.append(BadLine(numbers[index], _describe(error)))
         except (ValueError, RecursionError) as error:
             bad.append(BadLine(numbers[index], _shorten(f"not JSON: {error}")))
-    return events, bad
+    return events, bad, lines
 
 
 def _describe(error: ValidationError) -> str:
