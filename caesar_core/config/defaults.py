@@ -176,6 +176,9 @@ _HEADER = """\
 ## Every setting below is commented out and shows its default: uncomment one to change it.
 ## Durations read "500ms", "90s", "10m", "1h", "1h30m", or an integer number of milliseconds.
 ## Unknown keys are errors, so a typo never passes silently.
+## The sections only caesar reads ([bridge], [watch], [review]) are commented out, header
+## included, so the reference implementation (Koumalabs/caesar), which refuses a section it
+## does not know, reads this file too: uncomment a section's header with its settings.
 
 [policy]
 ## Agents that may run; empty means every agent that is not denied.
@@ -217,7 +220,7 @@ _HEADER = """\
 ## codex = "gpt-5-codex"
 ## claude = "sonnet"
 
-[bridge]
+# [bridge]
 ## How long an agent's tool call waits for your approval, and what happens when nobody
 ## answers in time: "allow" or "deny".
 # approval_timeout = "120s"
@@ -231,7 +234,7 @@ _HEADER = """\
 ## decision = "require_approval"
 ## reason = "pushing is yours to decide"
 
-[watch]
+# [watch]
 ## `caesar watch` tells you when a task asks a question, holds a tool call for your approval
 ## or ends, unless that task is the one on screen: a desktop notification (OSC 9 or OSC 777;
 ## inside tmux it needs `set -g allow-passthrough on`) and the terminal bell.
@@ -243,7 +246,7 @@ _HEADER = """\
 ## [watch.keys]
 {watch_keys}
 
-[review]
+# [review]
 ## The project's checks, which caesar runs itself (never taking the agent's word for them):
 ## in the task's worktree at the project's root (in the project itself for an in-place
 ## task, read-only ones included: what the checks write, caches, lands there) when the

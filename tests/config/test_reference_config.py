@@ -12,13 +12,19 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from caesar_core.agents.base import Invocation, NetworkControl
 from caesar_core.agents.registry import GenericAdapter, catalogue
-from caesar_core.config import AgentConfig, render_template
+from caesar_core.config import (
+    DEFAULT_PROJECT_CONFIG,
+    AgentConfig,
+    ConfigError,
+    render_template,
+)
 from caesar_core.protocol.task import Mode
 from tests.agents.replay import invocation_for
 from tests.config.conftest import Layers
@@ -160,8 +166,6 @@ def test_offline_args_cut_the_network_and_both_forms_mix() -> None:
 def test_bad_array_templates_are_refused_by_name(
     layers: Layers, args: object, fragment: str
 ) -> None:
-    from caesar_core.config import ConfigError
-
     value = json.dumps(args)
     path = layers.write("project", f'[[agent]]\nid = "x"\nbin = "x"\nargs = {value}\n')
     with pytest.raises(ConfigError) as caught:
@@ -243,3 +247,33 @@ def test_the_command_line_follows_the_network(
     assert argv[0] == "--message" and argv[2:4] == ["--yes", "--model"]
     net = ["--allow-net", f"--net-dir={task_dir}"]
     assert argv[4:] == (net if appended else [])
+
+
+REFERENCE_KEYS = {
+    "policy": {
+        "allowed",
+        "denied",
+        "max_parallel",
+        "default_isolation",
+        "default_mode",
+        "default_network",
+        "default_timeout",
+        "allow_recursion",
+        "allow_inplace_write",
+        "max_depth",
+    },
+    "worktree": {"copy", "link", "setup"},
+    "models": None,
+    "role": None,
+    "agent": None,
+}
+"""What the reference's strict schema accepts at the top of a file (``RawFileSchema``)."""
+
+
+def test_the_file_caesar_init_writes_is_one_the_reference_reads() -> None:
+    """Untouched, it declares only sections the reference knows (it refuses any other)."""
+    data = tomllib.loads(DEFAULT_PROJECT_CONFIG)
+    assert set(data) <= set(REFERENCE_KEYS)
+    for section, keys in REFERENCE_KEYS.items():
+        if keys is not None and section in data:
+            assert set(data[section]) <= keys
