@@ -141,7 +141,7 @@ def doctor(root: Path, as_json: bool) -> None:
             check(
                 f"agent {row['id']}",
                 False,
-                f"denied: {row['policy']}",
+                f"denied: {row['policy']['reason']}",
                 "change [policy] allowed/denied",
             )
         elif row["outdated"]:
