@@ -187,9 +187,10 @@ _HEADER = """\
 # denied = []
 ## Tasks running at the same time in this project, whoever started them.
 # max_parallel = 4
-## How deep delegation may nest: 1 lets you delegate, 2 lets that agent delegate too, 0
-## refuses every delegation.
-# max_depth = 2
+## How deep delegation may nest: a task's depth (yours is 0) must be below it, so 2 lets you
+## delegate, 3 lets that agent delegate too, 1 or 0 refuses every delegation (the
+## reference's meaning; its default is 2).
+# max_depth = 3
 ## Mode of a task that does not ask for one: "read-only" or "write".
 # default_mode = "write"
 ## Where a task works: "inplace" (your tree), "worktree" (a git worktree of its own), or

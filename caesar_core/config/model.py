@@ -182,7 +182,7 @@ class Policy(BaseModel):
     denied: list[Identifier] = Field(default_factory=list)
     """Agents that may never run; denied wins over allowed."""
     max_parallel: Annotated[StrictInt, Field(ge=1)] = 4
-    max_depth: Annotated[StrictInt, Field(ge=0)] = 2
+    max_depth: Annotated[StrictInt, Field(ge=0)] = 3
     """0 refuses every delegation."""
     default_mode: Mode = Mode.WRITE
     default_isolation: IsolationChoice = "auto"

@@ -14,6 +14,7 @@ import os
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,7 +91,7 @@ def edited_agents(layers: Layers) -> dict[str, AgentConfig]:
     return {agent.id: agent for agent in layers.load().config.agents}
 
 
-def launch(adapter: GenericAdapter, tmp_path: Path, **overrides: object) -> list[str]:
+def launch(adapter: GenericAdapter, tmp_path: Path, **overrides: Any) -> list[str]:
     call: Invocation = invocation_for(
         adapter.id,
         tmp_path / "tasks",
@@ -277,3 +278,22 @@ def test_the_file_caesar_init_writes_is_one_the_reference_reads() -> None:
     for section, keys in REFERENCE_KEYS.items():
         if keys is not None and section in data:
             assert set(data[section]) <= keys
+
+
+def test_max_depth_means_what_it_means_to_the_reference(tmp_path: Path) -> None:
+    """A task's depth must be below ``max_depth``: the reference's ``max_depth = 2`` lets the
+    main agent delegate and refuses the delegate's own delegation."""
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / ".gitignore").write_text(".caesar/\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    (root / ".caesar").mkdir()
+    (root / ".caesar" / "config.toml").write_text("[policy]\nmax_depth = 2\n")
+    quick = ["run", "x", "--agent", "demo", "--context", '{"script": "quick"}']
+    first = caesar(root, *quick, "--json")
+    assert first.returncode == 0, first.stderr
+    nested = caesar(root, *quick, env={"CAESAR_DEPTH": "1"})
+    assert nested.returncode == 2
+    assert "depth 2 reaches policy.max_depth = 2" in nested.stderr

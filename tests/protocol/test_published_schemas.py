@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
+from pydantic import TypeAdapter
 
 from caesar_core.protocol import (
     EVENT_ADAPTER,
@@ -30,7 +31,7 @@ from tests.protocol.test_models import SPEC, jsonc, spec_events
 
 LOOSE = {name: Draft202012Validator(json_schema(name)) for name in ("task", "report", "event")}
 STRICT = Draft202012Validator(strict_schema("report"))
-READERS = {
+READERS: dict[str, tuple[TypeAdapter[Any], DocumentKind]] = {
     "task": (TASK_ADAPTER, DocumentKind.TASK),
     "report": (REPORT_ADAPTER, DocumentKind.REPORT),
     "event": (EVENT_ADAPTER, DocumentKind.EVENT),
