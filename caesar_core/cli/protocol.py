@@ -26,20 +26,19 @@ def protocol() -> None:
 )
 def schema(document: str | None, strict: bool) -> None:
     """Print the JSON Schema of DOCUMENT (task, report, event, lifecycle), or list them."""
-    from caesar_core.protocol.schema import DOCUMENTS, json_schema, strict_schema
+    from caesar_core.published import DESCRIPTIONS, schema_text
 
     if document is None:
-        width = max(map(len, DOCUMENTS))
-        for name, (_, description) in DOCUMENTS.items():
+        width = max(map(len, DESCRIPTIONS))
+        for name, description in DESCRIPTIONS.items():
             click.echo(f"{name:<{width}}  {description}")
         return
-    if document not in DOCUMENTS:
+    if document not in DESCRIPTIONS:
         raise click.BadParameter(
-            f"{document!r} is not a document; choose one of {', '.join(DOCUMENTS)}",
+            f"{document!r} is not a document; choose one of {', '.join(DESCRIPTIONS)}",
             param_hint="DOCUMENT",
         )
-    generated = strict_schema(document) if strict else json_schema(document)
-    click.echo(json.dumps(generated, indent=2, ensure_ascii=False))
+    click.echo(schema_text(document, strict=strict), nl=False)
 
 
 @protocol.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -13,19 +14,20 @@ from caesar_core.protocol.event import EVENT_ADAPTER
 from caesar_core.protocol.lifecycle import LIFECYCLE_ADAPTER
 from caesar_core.protocol.report import REPORT_ADAPTER
 from caesar_core.protocol.task import TASK_ADAPTER
+from caesar_core.published import DESCRIPTIONS
 
 JsonSchema = dict[str, Any]
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
+_ADAPTERS: dict[str, TypeAdapter[Any]] = {
+    "task": TASK_ADAPTER,
+    "report": REPORT_ADAPTER,
+    "event": EVENT_ADAPTER,
+    "lifecycle": LIFECYCLE_ADAPTER,
+}
 DOCUMENTS: dict[str, tuple[TypeAdapter[Any], str]] = {
-    "task": (TASK_ADAPTER, "caesar.task/v1: task.json, written by the orchestrator"),
-    "report": (REPORT_ADAPTER, "caesar.report/v1: report.json, written by the agent"),
-    "event": (EVENT_ADAPTER, "caesar.event/v1: one line of events.jsonl"),
-    "lifecycle": (
-        LIFECYCLE_ADAPTER,
-        "caesar.lifecycle/v1: a `caesar bridge` request (by op) or its response",
-    ),
+    name: (adapter, DESCRIPTIONS[name]) for name, adapter in _ADAPTERS.items()
 }
 """Publishable documents by name; ``caesar protocol schema`` lists these."""
 
@@ -123,3 +125,9 @@ def _nullable(prop: JsonSchema) -> JsonSchema:
         return prop
     meta: dict[str, Any] = {k: prop.pop(k) for k in ("title", "description") if k in prop}
     return {**meta, "anyOf": [prop, {"type": "null"}]}
+
+
+def published_text(name: str, *, strict: bool = False) -> str:
+    """What :mod:`caesar_core.published` ships for ``name``: generated now, from the models."""
+    generated = strict_schema(name) if strict else json_schema(name)
+    return json.dumps(generated, indent=2, ensure_ascii=False) + "\n"

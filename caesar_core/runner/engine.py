@@ -40,10 +40,10 @@ from caesar_core.git import (
 from caesar_core.protocol.documents import write_concluded_report
 from caesar_core.protocol.event import Error, Finished, Progress, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
-from caesar_core.protocol.schema import strict_schema
 from caesar_core.protocol.task import Channel, FollowUpComment, Isolation, Task
 from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
+from caesar_core.published import schema_text
 from caesar_core.reclaim import claim_write
 from caesar_core.review.checks import (
     check_environment,
@@ -213,7 +213,7 @@ class Runner:
             )
             claim_write(paths.root, paths.task_file.name, dump_json(task.to_json_dict()))
             if tier == "schema":
-                schema = dump_json(strict_schema("report"))
+                schema = schema_text("report", strict=True).encode()
                 claim_write(paths.root, paths.report_schema.name, schema)
             prompt = render_brief(
                 task, tier=tier, system_prompt=plan.system_prompt, resumed=resume is not None
