@@ -80,8 +80,8 @@ def comment(
     made = added.comment
     if added.set_aside:
         click.echo(
-            f"caesar: the unreadable comments file was kept as {quote_path(added.set_aside)} "
-            "in the task directory; this comment starts a new list",
+            f"caesar: the unreadable comments file was kept as {quote_path(added.set_aside)}; "
+            "this comment starts a new list",
             err=True,
         )
     if as_json:

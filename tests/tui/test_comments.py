@@ -116,12 +116,14 @@ async def test_comments_are_drawn_escaped_and_marked_outdated_when_their_lines_a
 
 async def test_a_garbage_comments_file_is_reported_and_the_diff_still_shown(repo: Path) -> None:
     task_id, _ = task_with_three_hunks(repo)
-    (TaskStore(repo).paths(task_id).root / "comments.json").write_text("{not json\x1b[2J")
+    kept = repo / ".caesar" / "state" / "comments" / f"{task_id}.json"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text("{not json\x1b[2J")
     app = make_app(repo)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         view = await open_diff(pilot, app, task_id)
         await until(
-            pilot, lambda: any("comments.json" in t for t in toasts(app)), "the problem reported"
+            pilot, lambda: any(f"comments/{task_id}.json" in t for t in toasts(app)), "reported"
         )
         assert not any("\x1b" in t for t in toasts(app))
         assert any("+def area(radius):" in row for row in lines(view.text))
