@@ -84,6 +84,11 @@ class CommentsFile(ProtocolModel):
     comments: list[Comment] = Field(default_factory=list)
 
 
+def line_span(start: int, end: int) -> str:
+    """Lines ``start`` to ``end`` as ``PATH:LINE[-LINE]`` names them: ``12``, or ``12-14``."""
+    return str(start) if start == end else f"{start}-{end}"
+
+
 @dataclass(frozen=True)
 class Placed:
     """A comment where it is now: its state and its current lines (the stored ones when its
@@ -99,6 +104,11 @@ class Placed:
     @property
     def moved(self) -> bool:
         return self.start_line != self.comment.start_line
+
+    @property
+    def lines(self) -> str:
+        """Its lines now as ``PATH:LINES`` shows them: ``12``, or ``12-14``."""
+        return line_span(self.start_line, self.end_line)
 
     def to_json(self) -> dict[str, Any]:
         c = self.comment
