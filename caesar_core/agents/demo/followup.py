@@ -67,11 +67,11 @@ def _answer(run: Run, comment: FollowUpComment, turn: int) -> str | None:
     inside = path.resolve().is_relative_to(run.workspace.resolve())
     if not inside or not path.is_file() or path.is_symlink():
         return None
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    lines = path.read_bytes().decode("utf-8", "replace").splitlines(keepends=True)  # \r\n kept
     note = f"review (turn {turn}): {' '.join(comment.text.split())} ({ADDRESSED})"
     _rewrite(lines, comment.start_line, comment.end_line, note, _syntax(path))
     with run.tool("edit", comment.path):
-        path.write_text("".join(lines), encoding="utf-8")
+        path.write_bytes("".join(lines).encode())
     run.changed(comment.path, ChangeAction.MODIFIED)
     return comment.path
 
