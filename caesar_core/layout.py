@@ -5,12 +5,14 @@
 <root>/.caesar/state/tasks/<id>.json   caesar's record of the task
 <root>/.caesar/state/approvals/<id>/   answers to the task's held tool calls
 <root>/.caesar/state/reports/<id>.json caesar's copy of the report it concluded the task with
+<root>/.caesar/state/comments/<id>.json the review comments of the chain of turns <id> begins
 <root>/.caesar/wt/<id>/           the task's worktree
 <root>/.caesar/state/scratch/     scratch worktrees of `caesar check --hunk` (while it runs)
 ```
 
 What decides for the agent lives under ``state/``, which no agent is given: an answer to an
-approval kept in the task directory could be written by the very agent whose call is held.
+approval kept in the task directory could be written by the very agent whose call is held, and
+review comments kept there could be forged or resolved by the agent they are about.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ CAESAR_DIR = ".caesar"
 STATE_DIR = "state"
 APPROVAL_ANSWERS_DIR = "approvals"
 KEPT_REPORTS_DIR = "reports"
+REVIEW_COMMENTS_DIR = "comments"
 
 
 def project_of_task(task_dir: Path) -> Path | None:
@@ -54,3 +57,10 @@ def kept_report(task_dir: Path) -> tuple[Path, str] | None:
     if root is None:
         return None
     return root / CAESAR_DIR / STATE_DIR, f"{KEPT_REPORTS_DIR}/{task_dir.name}.json"
+
+
+def review_comments(caesar_home: Path, chain: str) -> tuple[Path, str]:
+    """Where the review comments of the chain of turns begun by task ``chain`` are kept,
+    ``(trusted root, file below it)``, for :mod:`caesar_core.safefs`: in caesar's state
+    directory (``caesar_home`` is ``<root>/.caesar``), where no turn's agent can write."""
+    return caesar_home / STATE_DIR, f"{REVIEW_COMMENTS_DIR}/{chain}.json"

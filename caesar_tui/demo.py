@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,13 +26,17 @@ DEMO_TASKS = (
 )
 
 
-def start_demo(directory: Path | None = None) -> Path:
+def start_demo(
+    directory: Path | None = None, tasks: Sequence[tuple[str, str, float]] = DEMO_TASKS
+) -> Path:
+    """The throwaway repository with ``tasks`` (objective, demo script, delay between steps)
+    started in it."""
     root = throwaway_repository(directory)
     caesar = caesar_command()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAESAR_")}
     (root / ".caesar").mkdir(exist_ok=True)
     with (root / ".caesar" / "demo.log").open("ab") as log:
-        for objective, script, delay in DEMO_TASKS:
+        for objective, script, delay in tasks:
             _start(caesar, root, env, log, objective, script, delay)
     return root
 
@@ -44,8 +50,9 @@ def _start(
     script: str,
     delay: float,
 ) -> None:
-    # Detached (own session), output kept in .caesar/demo.log: the app is the interface.
-    subprocess.Popen(
+    # Detached (own session), output kept in .caesar/demo.log: the app is the interface;
+    # reaped when it ends.
+    process = subprocess.Popen(
         [
             *caesar,
             "run",
@@ -63,3 +70,4 @@ def _start(
         stderr=log,
         start_new_session=True,
     )
+    threading.Thread(target=process.wait, name="caesar-demo-task", daemon=True).start()

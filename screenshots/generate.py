@@ -11,8 +11,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from textual.pilot import Pilot
 
-from snapshots.scene import HELPER, IMPLEMENTER, REVIEWER, scene_app
+from snapshots.scene import HELPER, IMPLEMENTER, REVIEWER, TURN_2, scene_app
 from snapshots.test_app_snapshot import SIZE, steps
+from snapshots.test_review_snapshot import COMMENTS
 from snapshots.test_review_snapshot import SCENES as REVIEW_SCENES
 from snapshots.test_review_snapshot import SIZE as REVIEW_SIZE
 
@@ -24,16 +25,22 @@ SCREENS = {
     "help": (("question_mark",), IMPLEMENTER, False),
     "approval": (("a",), HELPER, True),
     "review": (REVIEW_SCENES["hunk_deselected"], IMPLEMENTER, False),
+    "comments": (COMMENTS, TURN_2, False),
 }
 """name -> (keys pressed, task selected, a tool call held for approval in the scene)."""
 
-SIZES = {"review": REVIEW_SIZE}
+SIZES = {"review": REVIEW_SIZE, "comments": REVIEW_SIZE}
 """Screens wider than ``SIZE``: the review wants the width."""
+
+WITH_TURNS = {"comments"}
+"""Screens over the scene with a task sent back for a second turn (``scene.add_turns``)."""
 
 
 def render(name: str, keys: tuple[str, ...], select: str, approval: bool, out: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="caesar-screens-") as tmp:
-        app = scene_app(Path(tmp) / "project", with_approval=approval)
+        app = scene_app(
+            Path(tmp) / "project", with_approval=approval, with_turns=name in WITH_TURNS
+        )
 
         shots: list[str] = []
 

@@ -49,6 +49,9 @@ IMPLEMENTER = "t_1a2b3c4d000000000000000000000001"
 HELPER = "t_5e6f7a8b000000000000000000000002"
 REVIEWER = "t_9c0d1e2f000000000000000000000003"
 FLAKY = "t_3a4b5c6d000000000000000000000004"
+TURN_1 = "t_7e8f9a0b000000000000000000000005"
+TURN_2 = "t_2c3d4e5f000000000000000000000006"
+"""A task and its follow-up turn (``caesar continue``), only in the comments screen."""
 
 PARSER_PY = """\
 diff --git a/src/parser.py b/src/parser.py
@@ -107,7 +110,64 @@ DIFF = reviewable(
 )
 
 
+EXPORT_OLD = """\
+import csv
+import sys
+
+
+def export(rows: list[dict[str, str]]) -> None:
+    writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+"""
+EXPORT_NEW = """\
+import csv
+import json
+import sys
+
+
+def export(rows: list[dict[str, str]], *, as_json: bool = False) -> None:
+    if not rows:
+        return
+    if as_json:
+        json.dump(rows, sys.stdout, indent=2)
+        return
+    writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+"""
+EXPORT_PY = """\
+diff --git a/src/export.py b/src/export.py
+index 4c1d2e3..9a8b7c6 100644
+--- a/src/export.py
++++ b/src/export.py
+@@ -1,8 +1,14 @@
+ import csv
++import json
+ import sys
+\x20
+\x20
+-def export(rows: list[dict[str, str]]) -> None:
++def export(rows: list[dict[str, str]], *, as_json: bool = False) -> None:
++    if not rows:
++        return
++    if as_json:
++        json.dump(rows, sys.stdout, indent=2)
++        return
+     writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
+     writer.writeheader()
+     writer.writerows(rows)
+"""
+TURNS_DIFF = reviewable(
+    "3f2a91c" + "0" * 33,
+    "5b6c7d8" + "0" * 33,
+    [(FileChange("src/export.py", ChangeAction.MODIFIED, None, 7, 1), EXPORT_PY)],
+)
+
+
 def canned_diff(record: Record) -> TreeDiff | None:
+    if record.id in (TURN_1, TURN_2):
+        return TURNS_DIFF
     return DIFF if record.id == IMPLEMENTER else TreeDiff(base="0" * 40, tree="0" * 40)
 
 
@@ -397,11 +457,87 @@ def hold_approval(root: Path) -> None:
     create_exclusive(directory / f"{APPROVAL}.json", json.dumps(body).encode())
 
 
-def scene_app(root: Path, *, with_approval: bool = False) -> CaesarApp:
+def add_turns(root: Path) -> None:
+    """A task sent back once (``r``, ``caesar continue``): turn 1 and turn 2 in one worktree
+    (real, so the comments are placed in its file), and two review comments, kept where caesar
+    keeps them: one made on turn 1 whose line turn 2 rewrote (addressed), one made on turn 2
+    (open). Only the comments screen adds them."""
+    store = TaskStore(root)
+    worktree = root / ".caesar" / "wt" / TURN_1
+    (worktree / "src").mkdir(parents=True)
+    (worktree / "src" / "export.py").write_text(EXPORT_NEW)
+    shared: dict[str, object] = {
+        "agent": "codex",
+        "status": TaskStatus.SUCCEEDED,
+        "exit_code": 0,
+        "report_status": ReportStatus.SUCCESS,
+        "worktree_path": str(worktree),
+        "branch": f"caesar/{TURN_1[2:10]}",
+    }
+    objective = "Add a --json flag to the export command"
+    first = _record(
+        store, TURN_1, 2400, ended_at=_at(2300), continued_by=TURN_2, objective=objective, **shared
+    )
+    again = "Address the review comments: - src/export.py:7: an empty list is falsy"
+    second = _record(
+        store,
+        TURN_2,
+        2000,
+        ended_at=_at(1950),
+        continues=TURN_1,
+        chain=TURN_1,
+        turn=2,
+        objective=again,
+        **shared,
+    )
+    for path, task_id, ago, summary in (
+        (first, TURN_1, 2400, "Added --json: rows dumped as a JSON list."),
+        (second, TURN_2, 2000, "Empty input checked with `if not rows`, before either format."),
+    ):
+        _events(
+            path,
+            task_id,
+            ago - 1,
+            [
+                (0, Started(agent="codex", command="codex exec --json <brief>")),
+                (40, Finished(status=ReportStatus.SUCCESS, summary=summary, exit_code=0)),
+            ],
+        )
+    made = {"path": "src/export.py", "author": "ann", "state": "open"}
+    comments = [
+        {
+            **made,
+            "id": "c_0a1b2c3d",
+            "start_line": 7,
+            "end_line": 7,
+            "anchor": ["    if rows == []:"],
+            "text": "an empty list is falsy: `if not rows`",
+            "created_at": _at(2200).isoformat(),
+            "turn": TURN_1,
+        },
+        {
+            **made,
+            "id": "c_4e5f6a7b",
+            "start_line": 10,
+            "end_line": 10,
+            "anchor": ["        json.dump(rows, sys.stdout, indent=2)"],
+            "text": "end the JSON with a newline, as the CSV ends",
+            "created_at": _at(1900).isoformat(),
+            "turn": TURN_2,
+        },
+    ]
+    kept = root / ".caesar" / "state" / "comments" / f"{TURN_1}.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text(json.dumps({"protocol": "caesar.comments/v1", "comments": comments}))
+
+
+def scene_app(root: Path, *, with_approval: bool = False, with_turns: bool = False) -> CaesarApp:
     """The app over the scene: fixed clock, canned diff, no bell, UTC times on screen."""
     os.environ["TZ"] = "UTC"
     time.tzset()
     build_scene(root)
     if with_approval:
         hold_approval(root)
+    if with_turns:
+        add_turns(root)
     return make_app(root, clock=fixed_clock(NOW), diff_provider=canned_diff)

@@ -2,7 +2,8 @@
 chosen, the side-by-side view, and the confirmation of an apply (files, hunks, the checks).
 
 Deterministic like every snapshot here (snapshots/scene.py: fixed ids, times, canned diff).
-The first is the README's screenshot of the review screen (screenshots/generate.py).
+The first is the README's screenshot of the review screen (screenshots/generate.py), and
+``test_comments`` its screenshot of review comments on a task sent back for a second turn.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from snapshots.scene import IMPLEMENTER, scene_app
+from snapshots.scene import IMPLEMENTER, TURN_2, scene_app
 from snapshots.test_app_snapshot import steps
 
 SIZE = (170, 40)
@@ -37,3 +38,14 @@ def test_review(snap_compare: Any, tmp_path: Path, name: str) -> None:
     assert snap_compare(
         app, terminal_size=SIZE, run_before=steps(*SCENES[name], select=IMPLEMENTER)
     )
+
+
+COMMENTS = REVIEW
+"""The second turn's Diff tab, its text: its comments under their lines."""
+
+
+def test_comments(snap_compare: Any, tmp_path: Path) -> None:
+    """A task's two turns in the tree; in the second's diff (the whole work), a comment made
+    on turn 1 that turn 2 addressed, and an open one."""
+    app = scene_app(tmp_path / "project", with_turns=True)
+    assert snap_compare(app, terminal_size=SIZE, run_before=steps(*COMMENTS, select=TURN_2))

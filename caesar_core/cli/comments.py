@@ -57,7 +57,7 @@ def comment(
     The comment follows its code when the agent edits around it, goes to the agent in the
     next turn's brief (`caesar continue`), and stays until you resolve it.
     """
-    from caesar_core.review.comments import add_comment, resolve_comment
+    from caesar_core.review.comments import add_comment, line_span, resolve_comment
     from caesar_core.store import TaskStore
 
     store = TaskStore(root)
@@ -80,14 +80,14 @@ def comment(
     made = added.comment
     if added.set_aside:
         click.echo(
-            f"caesar: the unreadable comments file was kept as {quote_path(added.set_aside)} "
-            "in the task directory; this comment starts a new list",
+            f"caesar: the unreadable comments file was kept as {quote_path(added.set_aside)}; "
+            "this comment starts a new list",
             err=True,
         )
     if as_json:
         emit_json({"task_id": task_id, "comment": made.model_dump(mode="json")})
     else:
-        lines = _lines(made.start_line, made.end_line)
+        lines = line_span(made.start_line, made.end_line)
         click.echo(f"{made.id}  {quote_path(made.path)}:{lines}")
 
 
@@ -132,11 +132,9 @@ def show(found: Comments) -> None:
 
 def heading(placed: Placed) -> str:
     c = placed.comment
-    where = f"{quote_path(c.path)}:{_lines(placed.start_line, placed.end_line)}"
-    moved = f" (made at {_lines(c.start_line, c.end_line)})" if placed.moved else ""
+    from caesar_core.review.comments import line_span
+
+    where = f"{quote_path(c.path)}:{placed.lines}"
+    moved = f" (made at {line_span(c.start_line, c.end_line)})" if placed.moved else ""
     by = f"  {safe_text(c.author)}" if c.author else ""
     return f"{c.id}  {placed.state.value:<9} {where}{moved}{by}"
-
-
-def _lines(start: int, end: int) -> str:
-    return str(start) if start == end else f"{start}-{end}"

@@ -7,11 +7,14 @@ exact text nearest the old position. A comment whose text is gone is ``addressed
 turn ran after it (that turn changed its lines), else ``outdated``; both are still shown. Only
 the reviewer resolves one.
 
-The comments of a chain of turns are one list, kept in the first turn's task directory as
-``comments.json``: every turn's diff is the whole work against the same base, so a comment made
-on any turn is on the same code. The task directory is the agent's to write, so the file is read
-through ``safefs`` and validated; one edited into garbage is reported (the task is still shown),
-moved aside when a comment is added (nothing lost), and a fresh list started.
+The comments of a chain of turns are one list, named after the chain's first turn: every
+turn's diff is the whole work against the same base, so a comment made on any turn is on the
+same code. The list is the reviewer's word, so it is kept in caesar's state
+(``.caesar/state/comments/<first turn>.json``, :func:`caesar_core.layout.review_comments`), out of
+reach of the agent it is about: kept in a task directory, it could be forged or resolved by that
+agent. It is still read through ``safefs`` and validated; one edited into garbage is reported
+(the task is still shown), moved aside when a comment is added (nothing lost), and a fresh list
+started.
 """
 
 from __future__ import annotations
@@ -32,13 +35,13 @@ from pydantic import AwareDatetime, Field
 from caesar_core import reclaim, safefs
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.humanize import clip
+from caesar_core.layout import review_comments
 from caesar_core.protocol._base import ProtocolModel
 from caesar_core.protocol.parse import problem_text
 from caesar_core.protocol.task import FollowUpComment
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
 
-COMMENTS_FILE = "comments.json"
 COMMENTS_V1 = "caesar.comments/v1"
 MAX_COMMENTS = 1_000
 MAX_TEXT = 10_000
@@ -59,7 +62,7 @@ class CommentState(StrEnum):
 
 
 class Comment(ProtocolModel):
-    """One comment as ``comments.json`` keeps it: where it was made and on what text."""
+    """One comment as the comments file keeps it: where it was made and on what text."""
 
     id: Annotated[str, Field(pattern=r"^c_[0-9a-f]{8}$")]
     path: Annotated[str, Field(min_length=1)]
@@ -82,6 +85,11 @@ class CommentsFile(ProtocolModel):
     comments: list[Comment] = Field(default_factory=list)
 
 
+def line_span(start: int, end: int) -> str:
+    """Lines ``start`` to ``end`` as ``PATH:LINE[-LINE]`` names them: ``12``, or ``12-14``."""
+    return str(start) if start == end else f"{start}-{end}"
+
+
 @dataclass(frozen=True)
 class Placed:
     """A comment where it is now: its state and its current lines (the stored ones when its
@@ -97,6 +105,11 @@ class Placed:
     @property
     def moved(self) -> bool:
         return self.start_line != self.comment.start_line
+
+    @property
+    def lines(self) -> str:
+        """Its lines now as ``PATH:LINES`` shows them: ``12``, or ``12-14``."""
+        return line_span(self.start_line, self.end_line)
 
     def to_json(self) -> dict[str, Any]:
         c = self.comment
@@ -182,24 +195,42 @@ def _file_lines(record: TaskRecord, path: str) -> list[str] | None:
 # -- reading -------------------------------------------------------------------------------
 
 
-def _read(task_dir: Path) -> tuple[list[Comment], str | None]:
+@dataclass(frozen=True)
+class _File:
+    """Where a chain's comments are kept: ``rel`` below the trusted ``root`` (caesar's state
+    directory), which messages show as ``shown_root`` (from the project's root)."""
+
+    root: Path
+    rel: str
+    shown_root: str
+
+    def shown(self, rel: str | None = None) -> str:
+        return f"{self.shown_root}/{self.rel if rel is None else rel}"
+
+
+def _file_of(store: TaskStore, first: str) -> _File:
+    root, rel = review_comments(store.home, first)
+    return _File(root, rel, str(root.relative_to(store.root)))
+
+
+def _read(file: _File) -> tuple[list[Comment], str | None]:
     try:
-        raw = safefs.read_bytes(task_dir, COMMENTS_FILE)
+        raw = safefs.read_bytes(file.root, file.rel)
     except FileNotFoundError:
         return [], None
     except OSError as error:
-        return [], f"{COMMENTS_FILE} cannot be read: {error}"
+        return [], f"the comments file {file.shown()} cannot be read: {error}"
     try:
         return CommentsFile.model_validate(safefs.loads(raw)).comments, None
     except ValueError as error:  # ValidationError too: named by its field, on one line
         detail = clip(problem_text(error), 200)
-        return [], f"{COMMENTS_FILE} is not a comments file ({detail})"
+        return [], f"the comments file {file.shown()} is not a comments file ({detail})"
 
 
 def read_comments(store: TaskStore, record: TaskRecord) -> Comments:
     """Every comment of the task's chain, placed in the workspace as it is now."""
     first, latest = chain_of(store, record)
-    comments, problem = _read(store.paths(first).root)
+    comments, problem = _read(_file_of(store, first))
     later = _later_turns(store, latest)
     files: dict[str, list[str] | None] = {}
     placed = []
@@ -265,11 +296,11 @@ def _find(anchor: Sequence[str], lines: Sequence[str], near: int) -> int | None:
 
 
 @contextlib.contextmanager
-def _locked(store: TaskStore, first: str) -> Iterator[None]:
-    """One writer of a chain's comments at a time (the lock is in caesar's state, out of the
-    agent's reach)."""
-    store.records_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(store.records_dir / f".{first}.comments.lock", os.O_RDWR | os.O_CREAT, 0o644)
+def _locked(file: _File) -> Iterator[None]:
+    """One writer of a chain's comments at a time (the lock beside the file)."""
+    lock = file.root / f"{file.rel}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -277,16 +308,18 @@ def _locked(store: TaskStore, first: str) -> Iterator[None]:
         os.close(fd)
 
 
-def _write(task_dir: Path, comments: Sequence[Comment]) -> None:
+def _write(file: _File, comments: Sequence[Comment]) -> None:
+    """The whole list, replaced in one rename (readers see the old list or the new)."""
     document = CommentsFile(comments=list(comments))
-    reclaim.claim_write(task_dir, COMMENTS_FILE, document.model_dump_json(indent=2).encode())
+    reclaim.claim_write(file.root, file.rel, document.model_dump_json(indent=2).encode())
 
 
 @dataclass(frozen=True)
 class Added:
     comment: Comment
     set_aside: str | None = None
-    """Where an unreadable comments file was moved before a fresh list was started."""
+    """Where an unreadable comments file was moved (from the project's root) before a fresh
+    list was started."""
 
 
 def add_comment(
@@ -335,19 +368,19 @@ def add_comment(
         author=author,
         turn=latest.id,
     )
-    task_dir = store.paths(first).root
+    file = _file_of(store, first)
     set_aside = None
-    with _locked(store, first):
-        comments, problem = _read(task_dir)
+    with _locked(file):
+        comments, problem = _read(file)
         if problem is not None:
             with contextlib.suppress(FileNotFoundError):
-                set_aside = reclaim.move_aside(task_dir, COMMENTS_FILE)
+                set_aside = file.shown(reclaim.move_aside(file.root, file.rel))
         if len(comments) >= MAX_COMMENTS:
             raise CommentRefused(
                 f"task {record.id} has {len(comments)} comments, the most one task keeps",
                 f"resolve some first: caesar comment {record.id} --resolve COMMENT_ID",
             )
-        _write(task_dir, [*comments, comment])
+        _write(file, [*comments, comment])
     return Added(comment, set_aside)
 
 
@@ -356,12 +389,14 @@ def resolve_comment(
 ) -> Comment:
     """Mark a comment resolved (the reviewer's word; it leaves the next turn's brief)."""
     first, _ = chain_of(store, record)
-    task_dir = store.paths(first).root
-    with _locked(store, first):
-        comments, problem = _read(task_dir)
+    file = _file_of(store, first)
+    with _locked(file):
+        comments, problem = _read(file)
         if problem is not None:
             raise CommentRefused(
-                problem, f"fix or remove {task_dir / COMMENTS_FILE}; comments added later are kept"
+                problem,
+                f"fix or remove {file.shown()}, or add a comment: the file is kept aside and a "
+                "new list started",
             )
         for index, comment in enumerate(comments):
             if comment.id == comment_id:
@@ -369,7 +404,7 @@ def resolve_comment(
                     update={"state": "resolved", "resolved_at": now or datetime.now(UTC)}
                 )
                 comments[index] = resolved
-                _write(task_dir, comments)
+                _write(file, comments)
                 return resolved
     known = ", ".join(c.id for c in comments[:20]) or "none"
     raise CommentRefused(

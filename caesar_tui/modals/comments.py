@@ -27,14 +27,9 @@ LIST_TEXT = 200
 
 def comment_row(placed: Placed) -> str:
     """One row of the list: path:lines, state, text (made safe)."""
-    lines = (
-        f"{placed.start_line}"
-        if placed.start_line == placed.end_line
-        else (f"{placed.start_line}-{placed.end_line}")
-    )
     text = placed.comment.text
     shown = safe_text(text if len(text) <= LIST_TEXT else text[: LIST_TEXT - 1] + "…")
-    return f"{safe_text(placed.comment.path)}:{lines}  [{placed.state.value}]  {shown}"
+    return f"{safe_text(placed.comment.path)}:{placed.lines}  [{placed.state.value}]  {shown}"
 
 
 class CommentsModal(ModalScreen[None]):

@@ -35,8 +35,8 @@ def review_summary(store: TaskStore, record: TaskRecord) -> str:
     if comments:
         lines.append("Address the review comments:")
         for placed in comments[:SUMMARY_ITEMS]:
-            span = f"{placed.start_line}-{placed.end_line}"
-            lines.append(f"- {_clip(placed.comment.path)}:{span}: {_clip(placed.comment.text)}")
+            where = f"{_clip(placed.comment.path)}:{placed.lines}"
+            lines.append(f"- {where}: {_clip(placed.comment.text)}")
     hunks = rejected_hunks(record)
     if hunks:
         lines.append("Rejected hunks (do not bring them back as they were):")

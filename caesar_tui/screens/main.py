@@ -34,7 +34,6 @@ from caesar_tui import actions
 from caesar_tui.actions import Outcome
 from caesar_tui.announce import news
 from caesar_tui.clock import Clock
-from caesar_tui.keys import bind
 from caesar_tui.messages import Announced, ProjectUpdated
 from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.confirm import ConfirmModal
@@ -42,6 +41,7 @@ from caesar_tui.modals.filter import FilterModal
 from caesar_tui.modals.request_changes import RequestChangesModal, review_summary
 from caesar_tui.modals.review import apply_confirmation, reject_confirmation
 from caesar_tui.review import Choice
+from caesar_tui.screens.main_keys import MAIN_BINDINGS, TABS
 from caesar_tui.source import TaskFiles
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
@@ -53,70 +53,11 @@ from caesar_tui.widgets.status_bar import StatusBar
 from caesar_tui.widgets.task_tree import TaskTree
 from caesar_tui.workers import WorkerFailures
 
-TABS = (
-    ("activity", "Activity"),
-    ("questions", "Questions"),
-    ("diff", "Diff"),
-    ("report", "Report"),
-    ("log", "Log"),
-)
-"""The detail tabs: pane id (also the action id of the key that opens it) and title."""
-
 
 class MainScreen(WorkerFailures, Screen[None]):
     """Every task of the project on the left, the selected one's detail on the right."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        bind("down", "move(1)", "Down", show=False, help="move to the next task"),
-        bind("up", "move(-1)", "Up", show=False, help="move to the previous task"),
-        *(
-            bind(pane, f"tab('{pane}')", title, show=False, help=f"the {title} tab")
-            for pane, title in TABS
-        ),
-        bind(
-            "next",
-            "next_needing_input",
-            "Next ?",
-            help="select the next task waiting for you (a question or an approval)",
-        ),
-        bind(
-            "answer",
-            "answer",
-            "Answer",
-            help="answer: focus the first held tool call, else the first pending question",
-        ),
-        bind(
-            "apply",
-            "apply",
-            "Apply",
-            help="apply the task's diff to your tree (what is selected in the Diff tab)",
-        ),
-        bind(
-            "reject",
-            "reject",
-            "Reject",
-            help="reject what is selected in the Diff tab: reverted in the task's worktree",
-        ),
-        bind(
-            "comments",
-            "comments",
-            "Comments",
-            show=False,
-            help="the task's review comments (x there resolves one)",
-        ),
-        bind(
-            "request_changes",
-            "request_changes",
-            "Changes",
-            help="request changes: a follow-up turn of the ended task, its message prefilled "
-            "with the open comments, rejected hunks and failed checks",
-        ),
-        bind("cancel", "cancel_task", "Cancel", help="cancel the task"),
-        bind("discard", "discard", "Discard", help="discard the task's worktree"),
-        bind(
-            "filter", "filter", "Filter", help="filter the tasks: text, status:running, agent:codex"
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(MAIN_BINDINGS)
 
     @dataclass
     class Written(Message):
@@ -128,6 +69,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         """The form or card that asked: it answers again if the write did not happen."""
         reread: TaskRecord | None = None
         """The task as the write left it: its diff is read again."""
+        select: str | None = None
+        """A task to select, once the tree shows it: the turn a request for changes started."""
 
     @dataclass
     class ReviewRead(Message):
@@ -162,6 +105,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         """The latest view of every task of the project."""
         self.filter_text = ""
         self.loaded = asyncio.Event()
+        self._to_select: str | None = None
+        """The task to select when the tree first shows it (see ``Written.select``)."""
         """Set once the first scan is on screen: tests and the benchmark wait on it."""
 
     def compose(self) -> ComposeResult:
@@ -199,6 +144,9 @@ class MainScreen(WorkerFailures, Screen[None]):
         self.views.update(update.views)
         tree = self.query_one(TaskTree)
         tree.update_views(update.views, self.clock())
+        if self._to_select in update.views:
+            tree.select_task(self._to_select)
+            self._to_select = None
         self._status()
         selected = tree.selected_id
         if selected is None and tree.ids_in_order():
@@ -265,6 +213,14 @@ class MainScreen(WorkerFailures, Screen[None]):
     @on(QuestionsPane.Dismissed)
     def _questions_left(self) -> None:
         self.query_one(TaskTree).focus()
+
+    def _select(self, task_id: str) -> None:
+        """Select ``task_id`` now if the tree shows it, else when it first does."""
+        tree = self.query_one(TaskTree)
+        if task_id in tree.ids_in_order():
+            tree.select_task(task_id)
+        else:
+            self._to_select = task_id
 
     def _selected_record(self) -> TaskRecord | None:
         task_id = self.query_one(TaskTree).selected_id
@@ -421,7 +377,10 @@ class MainScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, group="act", exit_on_error=False)
     def _request_changes(self, record: TaskRecord, message: str) -> None:
-        self.post_message(self.Written(actions.request_changes(self.files.store, record, message)))
+        """The new turn started is selected: it is what the person watches next."""
+        outcome = actions.request_changes(self.files.store, record, message)
+        turn = self.files.store.get(record.id).continued_by if outcome.ok else None
+        self.post_message(self.Written(outcome, select=turn))
 
     def action_cancel_task(self) -> None:
         record = self._selected_record()
@@ -529,6 +488,8 @@ class MainScreen(WorkerFailures, Screen[None]):
             message.retry.reopen()  # nothing was written: the form or card may answer again
         if outcome is None:
             return
+        if message.select is not None:
+            self._select(message.select)
         if message.reread is not None and self.query_one(DiffView).task_id == message.reread.id:
             self.query_one(DiffView).load(message.reread)
         if outcome.conflicts:

@@ -37,6 +37,7 @@ from caesar_tui.widgets.diff_highlight import (
     overlay,
 )
 from caesar_tui.widgets.diff_layout import BLANK, FULL, FileLayout
+from caesar_tui.widgets.diff_notes import DiffRowMap
 from caesar_tui.worddiff import changed_spans
 
 __all__ = ["BLOCK_LINES", "GUTTER", "SIDE_BY_SIDE_MIN", "ChosenLines", "DiffRows"]
@@ -97,14 +98,8 @@ class DiffRows(ScrollView):
         """The index of the hunk under the cursor."""
         self._lines: ChosenLines | None = None
         self._side_wanted = False
-        self._notes: dict[int, list[str]] = {}
-        """Rows shown under a line (its review comments, already made safe), by line."""
-        self._row_line: array[int] | None = None
-        """With notes, unified: the line of each row (a note's row: the line it is under)."""
-        self._line_row: array[int] | None = None
-        """With notes, unified: the row of each line."""
-        self._row_note: dict[int, str] = {}
-        """With notes, unified: the text of each note's row."""
+        self._rows = DiffRowMap(self._layout)
+        """Where each line is drawn in either view, with the review comments' rows."""
         self._tokens: LRUCache[int, list[Tokens]] = LRUCache(self.TOKEN_CACHE_BLOCKS)
         """Highlighted blocks by block number: independent of the widget's styles."""
         self._strips: LRUCache[int, tuple[Strip, Style]] = LRUCache(self.STRIP_CACHE_SIZE)
@@ -141,29 +136,14 @@ class DiffRows(ScrollView):
         """The raw text of line ``index`` of the shown patch, without its newline."""
         return self._text[self._offsets[index] : self._offsets[index + 1] - 1]
 
-    def _map_notes(self) -> None:
-        """Lay the note rows in among the lines (unified view); none: rows are lines."""
-        self._row_note = {}
-        if not self._notes or self._message is not None:
-            self._row_line = self._line_row = None
-            return
-        row_line, line_row = array("q"), array("q")
-        for line in range(self.line_count):
-            line_row.append(len(row_line))
-            row_line.append(line)
-            for note in self._notes.get(line, ()):
-                self._row_note[len(row_line)] = note
-                row_line.append(line)
-        self._row_line, self._line_row = row_line, line_row
-
     def _resize_virtual(self) -> None:
         if self._message is not None:
             self.virtual_size = Size(self._longest + GUTTER + 4, 1)
         elif self.side_by_side:
             width = self.scrollable_content_region.width
-            self.virtual_size = Size(width, len(self._layout.side()))
+            self.virtual_size = Size(width, self._rows.count(side=True))
         else:
-            rows = self.line_count if self._row_line is None else len(self._row_line)
+            rows = self._rows.count(side=False)
             self.virtual_size = Size(self._longest + GUTTER + 4, rows)
 
     def notify_style_update(self) -> None:
@@ -212,30 +192,44 @@ class DiffRows(ScrollView):
             segments = self._box(0, self._base()) if self._layout.hunks else []
             strip = Strip([*segments, Segment(clean(self._message), style)])
             return strip.crop_extend(scroll_x, scroll_x + width, self._base())
-        if self.side_by_side:
+        side_by_side = self.side_by_side
+        if row >= self._rows.count(side=side_by_side):
+            return blank
+        note = self._rows.note(row, side=side_by_side)
+        if side_by_side:
             side = self._layout.side()
-            if row >= len(side):
-                return blank
-            left, right = side.left[row], side.right[row]
+            base = self._rows.side_row(row)
+            left, right = side.left[base], side.right[base]
+            if note is not None:
+                return self._note_row(note, 0, width, beside=right != FULL)
             if right != FULL:
                 return self._side_row(left, right, width)
             return self._unified_row(left, 0, width)
-        if self._row_line is not None:
-            if row >= len(self._row_line):
-                return blank
-            note = self._row_note.get(row)
-            if note is not None:
-                strip = Strip(
-                    [
-                        Segment(" " * GUTTER, self._base()),
-                        Segment(note, self._style("diff-text--comment")),
-                    ]
-                )
-                return strip.crop_extend(scroll_x, scroll_x + width, self._base())
-            return self._unified_row(self._row_line[row], scroll_x, width)
-        if row >= self.line_count:
-            return blank
-        return self._unified_row(row, scroll_x, width)
+        if note is not None:
+            return self._note_row(note, scroll_x, width)
+        return self._unified_row(self._rows.line_of(row, side=False), scroll_x, width)
+
+    def _note_row(self, note: str, scroll_x: int, width: int, *, beside: bool = False) -> Strip:
+        """A review comment's row, under its line: across the text, or (``beside``, side by
+        side) under the new side's code, cut short with an ellipsis."""
+        base, style = self._base(), self._style("diff-text--comment")
+        if not beside:
+            strip = Strip([Segment(" " * GUTTER, base), Segment(note, style)])
+            return strip.crop_extend(scroll_x, scroll_x + width, base)
+        half = (width - 2) // 2
+        room = width - 2 - half
+        indent = min(self._digits + 2, room)
+        text = Strip([Segment(note, style)])
+        if text.cell_length > room - indent > 0:
+            text = Strip.join([text.crop(0, room - indent - 1), Strip([Segment("…", style)])])
+        return Strip.join(
+            [
+                Strip.blank(1 + half, base),
+                Strip([Segment("│", self._style("diff-text--number"))]),
+                Strip.blank(indent, base),
+                text.crop_extend(0, room - indent, base),
+            ]
+        )
 
     def _unified_row(self, line: int, scroll_x: int, width: int) -> Strip:
         code, pad = self._line_strip(line)

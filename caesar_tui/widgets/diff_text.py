@@ -27,6 +27,7 @@ from caesar_tui.keys import bind
 from caesar_tui.review import Review
 from caesar_tui.widgets.diff_highlight import lexer_for
 from caesar_tui.widgets.diff_layout import FileLayout
+from caesar_tui.widgets.diff_notes import DiffRowMap
 from caesar_tui.widgets.diff_rows import (
     BLOCK_LINES,
     GUTTER,
@@ -120,7 +121,7 @@ class DiffText(DiffRows, can_focus=True):
     | `diff-text--meta` | File header lines (`diff --git`, `index`, `---`, `+++`, renames). |
     | `diff-text--message` | The message shown instead of text (binary file, no patch). |
     | `diff-text--number` | Line numbers of the side-by-side view. |
-    | `diff-text--comment` | A review comment's row, under its line (unified view). |
+    | `diff-text--comment` | A review comment's row, under its line (or its new side). |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -231,7 +232,7 @@ class DiffText(DiffRows, can_focus=True):
             (max(h.old_start + h.old_lines, h.new_start + h.new_lines) for h in hunks), default=0
         )
         self._digits = max(3, len(str(last)))
-        self._place_notes(notes)
+        self._rows = DiffRowMap(self._layout, notes)
         self._reset(title if title is not None else path, review, keep_scroll=keep_scroll)
 
     def show_message(
@@ -251,31 +252,12 @@ class DiffText(DiffRows, can_focus=True):
         self._lexer = None
         self._message = message
         self._longest = len(message) + 1
-        self._place_notes(())
+        self._rows = DiffRowMap(self._layout)
         self._reset(title, review, keep_scroll=False)
 
     def clear(self) -> None:
         """Show nothing."""
         self.show_message("")
-
-    def _place_notes(self, notes: Sequence[tuple[int, str]]) -> None:
-        self._notes = {}
-        if notes:
-            where = self._new_lines()
-            above = max(self._layout.first_hunk - 1, 0)
-            for number, note in notes:
-                self._notes.setdefault(where.get(number, above), []).append(note)
-        self._map_notes()
-
-    def _new_lines(self) -> dict[int, int]:
-        """The line of the section showing each new-side line number its hunks show."""
-        where: dict[int, int] = {}
-        for index in range(len(self._layout.hunks)):
-            lines = self._layout.lines(index)
-            for body, number in enumerate(lines.new):
-                if number:
-                    where[number] = lines.header + 1 + body
-        return where
 
     def comment_range(self) -> tuple[int, int] | None:
         """The new-side lines a comment would be on: the lines chosen (``v``), else the
@@ -421,13 +403,10 @@ class DiffText(DiffRows, can_focus=True):
         if offset is None or self._message is not None or not self._layout.hunks:
             return
         row = int(self.scroll_y) + offset.y
-        if self.side_by_side:
-            side = self._layout.side()
-            if row >= len(side):
-                return
-            line = side.left[row] if side.left[row] >= 0 else side.right[row]
-        else:
-            line = self._line_of(row)
+        side = self.side_by_side
+        if row >= self._rows.count(side=side):
+            return
+        line = self._rows.line_of(row, side=side)
         hunk = self._layout.hunk_at(line) if 0 <= line < self.line_count else None
         if hunk is not None and hunk != self._cursor:
             self._lines = None
@@ -466,22 +445,11 @@ class DiffText(DiffRows, can_focus=True):
     # ----------------------------------------------------------------------- scrolling
 
     def _row_of(self, line: int) -> int:
-        if self.side_by_side:
-            return self._layout.side().row_of[line]
-        return line if self._line_row is None else self._line_row[line]
-
-    def _line_of(self, row: int) -> int:
-        """The line of unified row ``row`` (a comment's row: the line it is under)."""
-        if self._row_line is None or not self._row_line:
-            return row
-        return self._row_line[min(row, len(self._row_line) - 1)]
+        return self._rows.row_of(line, side=self.side_by_side)
 
     def _top_line(self) -> int:
-        row = int(self.scroll_y)
-        if not self.side_by_side or self._message is not None:
-            return self._line_of(row)
-        side = self._layout.side()
-        return side.left[row] if row < len(side) and side.left[row] >= 0 else 0
+        """The line at the top of the view (a comment's row: the line it is under)."""
+        return self._rows.line_of(int(self.scroll_y), side=self.side_by_side)
 
     def _scroll_quietly(self, row: int) -> None:
         self._following = False

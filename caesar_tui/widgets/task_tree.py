@@ -158,7 +158,10 @@ class TaskTree(Tree[str]):
             self._add(self.root, root, shown, now)
         self.root.expand_all()
         if selected is not None and selected in self._task_nodes:
-            self.move_cursor(self._task_nodes[selected])
+            # A node just added has no line until the tree is laid out (moved to, the cursor
+            # would fall to the top row): its place in the order is its line.
+            self.cursor_line = self.ids_in_order().index(selected)
+            self.scroll_to_node(self._task_nodes[selected], animate=False)
 
     def _add(
         self, parent: TreeNode[str], node: TaskNode, shown: dict[str, TaskView], now: datetime

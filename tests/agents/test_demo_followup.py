@@ -43,9 +43,11 @@ def test_followup_answers_comments_rejections_and_checks_in_the_workspace(
     result = agent.run()
 
     assert result.returncode == 0, result.stderr
-    lines = (agent.workspace / "app.py").read_text().splitlines()
-    assert lines[0] == "print('hello')"
-    assert lines[1] == ("# review (turn 2): say hello to the world (addressed by the demo agent)")
+    code = (agent.workspace / "app.py").read_text()
+    assert code.splitlines() == [
+        "print('hello')  # review (turn 2): say hello to the world (addressed by the demo agent)"
+    ]
+    compile(code, "app.py", "exec")
     notes = (agent.workspace / "DEMO_NOTES.md").read_text().splitlines()
     assert notes == [
         "- turn 2: handle the empty case too",
@@ -58,6 +60,40 @@ def test_followup_answers_comments_rejections_and_checks_in_the_workspace(
     assert sorted(c.path for c in report.changes) == ["DEMO_NOTES.md", "app.py"]
     assert "1 comment(s), 1 rejected hunk(s), 1 failed check(s)" in report.summary
     agent.events()
+
+
+def test_followup_rewrites_the_commented_lines_and_keeps_each_file_valid(
+    agent_of: Callable[..., Agent],
+) -> None:
+    """The last line of each range that can end in a note does, in the file's own syntax; a
+    line a backslash continues does not; a format without line comments gets a line under."""
+    files = {
+        "calc.py": "total = 1 + \\\n    2\n",
+        "notes.md": "# title\n\nfirst\n",
+        "blank.txt": "a\n\n\nb\n",
+        "conf.json": '{"a": 1}\n',
+        "main.go": "package main\r\n",
+    }
+    comments = [
+        FollowUpComment(path="calc.py", start_line=1, end_line=2, text="name it"),
+        FollowUpComment(path="notes.md", start_line=3, end_line=3, text="say more"),
+        FollowUpComment(path="blank.txt", start_line=2, end_line=3, text="fill in"),
+        FollowUpComment(path="conf.json", start_line=1, end_line=1, text="b too"),
+        FollowUpComment(path="main.go", start_line=1, end_line=1, text="doc it"),
+    ]
+    agent = agent_of({}, followup=review(comments=comments))
+    for name, text in files.items():
+        (agent.workspace / name).write_bytes(text.encode())
+
+    assert agent.run().returncode == 0
+    note = "review (turn 2): {} (addressed by the demo agent)"
+    read = {name: (agent.workspace / name).read_bytes().decode() for name in files}
+    assert read["calc.py"] == f"total = 1 + \\\n    2  # {note.format('name it')}\n"
+    compile(read["calc.py"], "calc.py", "exec")
+    assert read["notes.md"] == f"# title\n\nfirst -- {note.format('say more')}\n"
+    assert read["blank.txt"] == f"a\n\n{note.format('fill in')}\nb\n"
+    assert read["conf.json"] == f'{{"a": 1}}\n# {note.format("b too")}\n'
+    assert read["main.go"] == f"package main  // {note.format('doc it')}\r\n"
 
 
 def test_followup_leaves_alone_a_comment_outside_the_workspace(

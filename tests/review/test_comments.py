@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from caesar_core.review.comments import (
-    COMMENTS_FILE,
     CommentRefused,
     CommentState,
     add_comment,
@@ -24,6 +23,11 @@ from tests.runner.conftest import context, git, repo, run_json
 __all__ = ["repo"]  # the fixture
 
 BASE = "".join(f"line {n}\n" for n in range(1, 41))
+
+
+def comments_file(store: TaskStore, task_id: str) -> Path:
+    """Where caesar keeps a chain's comments: in its own state, not in the task directory."""
+    return store.home / "state" / "comments" / f"{task_id}.json"
 
 
 @pytest.fixture
@@ -50,7 +54,7 @@ def test_a_comment_is_anchored_on_its_lines(task: tuple[TaskStore, str, Path]) -
     assert placed.state is CommentState.OPEN
     assert (placed.start_line, placed.end_line) == (20, 21)
     assert placed.code == ("line twenty", "line 21b")
-    on_disk = json.loads((store.paths(task_id).root / COMMENTS_FILE).read_text())
+    on_disk = json.loads(comments_file(store, task_id).read_text())
     assert on_disk["comments"][0]["text"] == "why?" and on_disk["comments"][0]["author"] == "ann"
 
 
@@ -87,7 +91,7 @@ def test_off_the_diff_is_refused_with_the_nearest_range(task: tuple[TaskStore, s
     assert "lines.txt" in refused.value.reason and "--stat" in refused.value.remedy
     with pytest.raises(CommentRefused):
         add_comment(store, record, "lines.txt", 20, 20, "   ")
-    assert not (store.paths(task_id).root / COMMENTS_FILE).exists()
+    assert not comments_file(store, task_id).exists()
 
 
 def test_resolve(task: tuple[TaskStore, str, Path]) -> None:
@@ -110,15 +114,18 @@ def test_a_garbage_file_is_reported_and_kept_aside(
     task: tuple[TaskStore, str, Path], garbage: bytes
 ) -> None:
     store, task_id, _ = task
-    path = store.paths(task_id).root / COMMENTS_FILE
+    path = comments_file(store, task_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(garbage)
     read = read_comments(store, store.get(task_id))
-    assert read.placed == () and read.problem and COMMENTS_FILE in read.problem
+    assert read.placed == () and read.problem
+    assert f".caesar/state/comments/{task_id}.json" in read.problem
     assert path.read_bytes() == garbage
     with pytest.raises(CommentRefused):
         resolve_comment(store, store.get(task_id), "c_00000000")
     added = add_comment(store, store.get(task_id), "lines.txt", 20, 20, "fresh")
-    assert added.set_aside and (path.parent / added.set_aside).read_bytes() == garbage
+    assert added.set_aside == f".caesar/state/comments/{task_id}.json.refused-1"
+    assert (store.root / added.set_aside).read_bytes() == garbage
     assert [p.comment.text for p in read_comments(store, store.get(task_id)).placed] == ["fresh"]
 
 
@@ -128,7 +135,8 @@ def test_a_link_in_place_of_the_file_is_not_followed(
     store, task_id, _ = task
     outside = tmp_path / "outside.json"
     outside.write_text('{"protocol": "caesar.comments/v1", "comments": []}')
-    (store.paths(task_id).root / COMMENTS_FILE).symlink_to(outside)
+    comments_file(store, task_id).parent.mkdir(parents=True, exist_ok=True)
+    comments_file(store, task_id).symlink_to(outside)
     assert read_comments(store, store.get(task_id)).problem
     add_comment(store, store.get(task_id), "lines.txt", 20, 20, "x")
     assert json.loads(outside.read_text())["comments"] == []

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from caesar_core.review.comments import COMMENTS_FILE
 from caesar_core.store import TaskStore
 from tests.runner.conftest import caesar, context, git, run_json
 
@@ -63,14 +62,17 @@ def test_refusals(repo: Path, task: tuple[str, Path]) -> None:
 
 def test_a_garbage_file_is_reported_then_kept_aside(repo: Path, task: tuple[str, Path]) -> None:
     task_id, _ = task
-    path = TaskStore(repo).paths(task_id).root / COMMENTS_FILE
+    path = repo / ".caesar" / "state" / "comments" / f"{task_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"\x1b[2J garbage")
     shown = caesar(repo, "comments", task_id)
-    assert shown.returncode == 1 and COMMENTS_FILE in shown.stderr and "\x1b" not in shown.stderr
+    assert shown.returncode == 1 and "\x1b" not in shown.stderr
+    assert f".caesar/state/comments/{task_id}.json" in shown.stderr
     assert caesar(repo, "ps").returncode == 0 and task_id[:10] in caesar(repo, "ps").stdout
     done = caesar(repo, "comment", task_id, "lines.txt:20", "fresh")
     assert done.returncode == 0 and "kept as" in done.stderr
-    kept = [p for p in path.parent.iterdir() if p.name.startswith(COMMENTS_FILE + ".refused")]
+    assert f".caesar/state/comments/{task_id}.json.refused-1" in done.stderr
+    kept = [p for p in path.parent.iterdir() if p.name.startswith(path.name + ".refused")]
     assert [p.read_bytes() for p in kept] == [b"\x1b[2J garbage"]
     assert caesar(repo, "comments", task_id).returncode == 0
 
@@ -94,20 +96,31 @@ def test_a_follow_up_carries_open_comments_and_they_follow_its_edits(
         ("and these", 21, ["line 21", "line 22"]),
         ("this one", 23, ["line 23"]),
     ]
-    # The demo agent wrote a line under each commented range: one between the second comment's
-    # lines (addressed), and the third comment moved down with its code; seen from either turn.
+    # The demo agent rewrote the last line of each commented range: each comment addressed,
+    # seen from either turn; nothing inserted, so no line moved.
+    text = (worktree / "lines.txt").read_text().splitlines()
+    assert len(text) == 40
+    note = "review (turn 2): {} (addressed by the demo agent)"
+    assert text[19] == "line \x1b[31mtwenty -- " + note.format("colour?")
+    assert (text[20], text[21]) == ("line 21", "line 22 -- " + note.format("and these"))
+    assert text[22] == "line 23 -- " + note.format("this one")
     for shown_from in (task_id, turn):
         listed = json.loads(caesar(repo, "comments", shown_from, "--json").stdout)["comments"]
-        by_id = {c["id"]: c for c in listed}
-        assert (by_id[first]["state"], by_id[first]["start_line"]) == ("open", 20)
-        assert by_id[second]["state"] == "addressed"
-        # (the demo numbers its inserts by the brief's lines: three land above line 23)
-        assert (by_id[third]["state"], by_id[third]["start_line"]) == ("open", 26)
-        assert by_id[third]["code"] == ["line 23"]
-        assert by_id[gone]["state"] == "resolved"
-    # A later turn changed the first comment's line: addressed, not outdated.
-    text = (worktree / "lines.txt").read_text()
-    (worktree / "lines.txt").write_text(text.replace("line \x1b[31mtwenty\n", "line 20\n"))
+        states = {c["id"]: c["state"] for c in listed}
+        assert states == {
+            first: "addressed",
+            second: "addressed",
+            third: "addressed",
+            gone: "resolved",
+        }
+        assert {c["id"]: c["code"] for c in listed}[third] == ["line 23"]  # what it was on
+    shown = caesar(repo, "comments", turn).stdout
+    assert f"{first}  addressed" in shown and f"{gone}  resolved" in shown
+    # A comment on what turn 2 wrote follows it when a later edit moves it.
+    fourth = caesar(repo, "comment", turn, "lines.txt:23", "shorter").stdout.split()[0]
+    (worktree / "lines.txt").write_text("a\nb\n" + (worktree / "lines.txt").read_text())
     listed = json.loads(caesar(repo, "comments", turn, "--json").stdout)["comments"]
+    [moved] = [c for c in listed if c["id"] == fourth]
+    assert (moved["state"], moved["start_line"], moved["made_at_lines"]) == ("open", 25, [23, 23])
+    assert moved["code"] == ["line 23 -- " + note.format("this one")]
     assert {c["id"]: c["state"] for c in listed}[first] == "addressed"
-    assert f"{first}  addressed" in caesar(repo, "comments", turn).stdout

@@ -327,8 +327,9 @@ def test_a_read_only_task_in_place_is_continued_in_place(repo: Path) -> None:
 
 
 def test_open_comments_given_to_a_follow_up_reach_the_agent(repo: Path) -> None:
-    """The seam comments will use: ``prepare_followup(comments=...)``, here with the demo agent
-    answering a comment on ``app.py`` line 1 in the workspace."""
+    """The seam comments use: ``prepare_followup(comments=...)``, here with the demo agent
+    answering a comment on ``app.py`` line 1 in the workspace: that line rewritten, the file
+    still Python."""
     first = work_task(repo)
     comment = FollowUpComment(
         path="app.py", start_line=1, end_line=1, text="name the greeting", code=["def greet"]
@@ -340,8 +341,12 @@ def test_open_comments_given_to_a_follow_up_reach_the_agent(repo: Path) -> None:
     assert outcome.record.status.value == "succeeded", outcome.report
     task = json.loads((Path(outcome.paths.root) / "task.json").read_text())
     assert task["followup"]["comments"][0]["text"] == "name the greeting"
-    lines = (Path(first["workspace"]) / "app.py").read_text().splitlines()
-    assert lines[1] == "# review (turn 2): name the greeting (addressed by the demo agent)"
+    code = (Path(first["workspace"]) / "app.py").read_text()
+    assert code.splitlines() == [
+        "def greet(name):  # review (turn 2): name the greeting (addressed by the demo agent)",
+        "    return 'hello ' + name",
+    ]
+    compile(code, "app.py", "exec")
     assert diff_paths(repo, outcome.record.id, "--since-previous") == ["DEMO_NOTES.md", "app.py"]
 
 

@@ -18,6 +18,9 @@ from tests.runner.conftest import caesar
 from tests.tui.screen import lines, text, toasts, until
 from tests.tui.test_review import OLD, SIZE, edited, open_diff, shown, task_with_three_hunks
 
+WIDE = (200, 45)
+"""Wide enough for the text side by side beside the tree and the file list."""
+
 
 def listed_comments(repo: Path, task_id: str) -> list[dict[str, Any]]:
     """``caesar comments ID --json``: what the CLI shows of the task's comments."""
@@ -116,12 +119,14 @@ async def test_comments_are_drawn_escaped_and_marked_outdated_when_their_lines_a
 
 async def test_a_garbage_comments_file_is_reported_and_the_diff_still_shown(repo: Path) -> None:
     task_id, _ = task_with_three_hunks(repo)
-    (TaskStore(repo).paths(task_id).root / "comments.json").write_text("{not json\x1b[2J")
+    kept = repo / ".caesar" / "state" / "comments" / f"{task_id}.json"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text("{not json\x1b[2J")
     app = make_app(repo)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         view = await open_diff(pilot, app, task_id)
         await until(
-            pilot, lambda: any("comments.json" in t for t in toasts(app)), "the problem reported"
+            pilot, lambda: any(f"comments/{task_id}.json" in t for t in toasts(app)), "reported"
         )
         assert not any("\x1b" in t for t in toasts(app))
         assert any("+def area(radius):" in row for row in lines(view.text))
@@ -200,3 +205,44 @@ async def test_r_on_a_task_continued_already_is_refused_with_the_reason(repo: Pa
         )
         assert any("remedy: continue the latest turn" in t for t in toasts(app))
     assert store.get(task_id).continued_by is not None
+
+
+async def test_comments_are_drawn_side_by_side_under_the_new_side_of_their_line(
+    repo: Path,
+) -> None:
+    task_id, worktree = task_with_three_hunks(repo)
+    store = TaskStore(repo)
+    add_comment(store, store.get(task_id), "calc.py", 4, 5, "keep r")
+    add_comment(store, store.get(task_id), "calc.py", 15, 15, "changed since")
+    add_comment(store, store.get(task_id), "calc.py", 32, 32, "gone")
+    text = (worktree / "calc.py").read_text()
+    text = text.replace('"its perimeter"', '"perimeter"').replace("describe(2)", "describe(1)")
+    (worktree / "calc.py").write_text(text)
+    app = make_app(repo)
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        view = await open_diff(pilot, app, task_id)
+        await until(pilot, lambda: any("▎ keep r" in r for r in lines(view.text)), "comments")
+        await pilot.press("enter", "s")
+        await until(pilot, lambda: view.text.side_by_side, "side by side")
+        await until(pilot, lambda: "│" in lines(view.text)[8], "the rows side by side")
+        rows = lines(view.text)
+        at = next(i for i, row in enumerate(rows) if "▎ keep r" in row)
+        old, new = rows[at].split("│")
+        assert old.strip() == "" and new.strip() == "▎ keep r"
+        above_old, above_new = rows[at - 1].split("│")
+        assert "-    return math.pi * r * r" in above_old
+        assert above_new.split()[:3] == ["●", "5", "+"]  # line 5, under the new side's code
+        assert new.index("▎") == above_new.index("+")
+        at = next(i for i, row in enumerate(rows) if "[outdated] changed since" in row)
+        assert '+    print("perimeter", perimeter(r))' in rows[at - 1].split("│")[1]
+        # Its lines gone from the diff, a comment is drawn across, above the first hunk.
+        at = rows.index("  ▎ [outdated] gone")
+        assert rows[at - 1] == "  +++ b/calc.py" and "@@ -1,8 +1,8 @@" in rows[at + 1]
+        # The cursor still moves by hunk over the comments' rows; s again: unified.
+        await pilot.press("right_square_bracket")
+        assert "hunk 2/2" in str(view.text.border_subtitle)
+        await pilot.press("s")
+        await until(pilot, lambda: not view.text.side_by_side, "unified")
+        rows = lines(view.text)
+        at = rows.index("  ▎ keep r")
+        assert rows[at - 1].endswith("+    return math.pi * radius * radius")

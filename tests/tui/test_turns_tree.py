@@ -71,3 +71,28 @@ def test_the_text_frame_shows_the_chain_too(tmp_path: Path) -> None:
     assert rows[2].startswith("  ✓ ") and "turn 2 " in rows[2]
     assert rows[3].startswith("  ▶ ") and "turn 3 " in rows[3]
     assert "turn" not in rows[1]
+
+
+async def test_a_new_turn_appearing_keeps_the_task_selected(tmp_path: Path) -> None:
+    """The person who pressed r stays on the task they were reviewing when its new turn (or
+    any new task) appears in the tree; the cursor does not fall to the top row."""
+    project = Project(tmp_path)
+    clock = Clock()
+    done = {"status": TaskStatus.SUCCEEDED}
+    project.task(OTHER, objective="an unrelated task", **done)
+    project.task(TASK, created_at=clock.at(1), objective="tidy the parser", **done)
+    app = project.app(Clock(clock.at(10)))
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: TASK[2:10] in text(tree), "the task")
+        await pilot.press("down")
+        await until(pilot, lambda: tree.selected_id == TASK, "the task selected")
+        project.store.set(TASK, continued_by=THIRD)
+        project.task(
+            THIRD, created_at=clock.at(2), objective="again", continues=TASK, chain=TASK, turn=2
+        )
+        await until(pilot, lambda: "turn 2" in text(tree), "the new turn")
+        await pilot.pause()
+        assert tree.selected_id == TASK
+        [row] = [line for line in text(tree).splitlines() if TASK[2:10] in line]
+        assert "turn 1" in row

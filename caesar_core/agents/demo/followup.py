@@ -1,9 +1,9 @@
 """The demo agent's ``followup`` script: a follow-up turn (``caesar continue``) answered.
 
 It reads what the task file gives a follow-up turn (``task.followup``: the reviewer's message,
-open comments, rejected hunks, failed checks) and answers each in the workspace: a line under
-each commented range saying it was addressed, and one note per item in ``DEMO_NOTES.md``. A
-read-only turn changes nothing and says what it would have done.
+open comments, rejected hunks, failed checks) and answers each in the workspace: the commented
+lines rewritten (see :func:`_answer`), so caesar marks each comment addressed, and one note per
+item in ``DEMO_NOTES.md``. A read-only turn changes nothing and says what it would have done.
 """
 
 from __future__ import annotations
@@ -56,8 +56,10 @@ def _notes(found: FollowUp) -> list[str]:
 
 
 def _answer(run: Run, comment: FollowUpComment, turn: int) -> str | None:
-    """A line under the commented range, saying it was addressed; None when the path is not
-    a file of the workspace."""
+    """The commented lines rewritten to answer the comment, the file kept valid: the last line
+    of the range that can carry it ends with a note of the review (as a comment of the file's
+    language, or as text in prose); where no line can, the note goes on a line of its own under
+    the range. None when the path is not a file of the workspace."""
     relative = PurePosixPath(comment.path)
     if relative.is_absolute() or ".." in relative.parts:
         return None
@@ -65,17 +67,51 @@ def _answer(run: Run, comment: FollowUpComment, turn: int) -> str | None:
     inside = path.resolve().is_relative_to(run.workspace.resolve())
     if not inside or not path.is_file() or path.is_symlink():
         return None
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-    at = min(comment.end_line, len(lines))
-    if at and not lines[at - 1].endswith("\n"):
-        lines[at - 1] += "\n"
-    text = " ".join(comment.text.split())
-    lines.insert(at, f"{_marker(path)} review (turn {turn}): {text} ({ADDRESSED})\n")
+    lines = path.read_bytes().decode("utf-8", "replace").splitlines(keepends=True)  # \r\n kept
+    note = f"review (turn {turn}): {' '.join(comment.text.split())} ({ADDRESSED})"
+    _rewrite(lines, comment.start_line, comment.end_line, note, _syntax(path))
     with run.tool("edit", comment.path):
-        path.write_text("".join(lines), encoding="utf-8")
+        path.write_bytes("".join(lines).encode())
     run.changed(comment.path, ChangeAction.MODIFIED)
     return comment.path
 
 
-def _marker(path: Path) -> str:
-    return {".md": ">", ".txt": "-"}.get(path.suffix, "#")
+LINE_COMMENTS = {
+    **dict.fromkeys((".py", ".sh", ".bash", ".rb", ".toml", ".yaml", ".yml", ".r"), "#"),
+    **dict.fromkeys((".js", ".ts", ".jsx", ".tsx", ".go", ".rs", ".c", ".h", ".java"), "//"),
+    **dict.fromkeys((".cc", ".cpp", ".hpp", ".kt", ".swift", ".cs", ".scala"), "//"),
+}
+"""The line comment of the languages a note can end a line of code in."""
+PROSE = (".md", ".markdown", ".txt", ".rst", "")
+"""Where a note is text (a dotfile without a suffix is not prose: ``.gitignore``)."""
+
+
+def _syntax(path: Path) -> str | None:
+    """How a note ends a line of ``path``: its line comment, ``""`` for prose, None when a
+    line of it cannot carry one (JSON, an unknown format)."""
+    suffix = path.suffix.lower()
+    if suffix in LINE_COMMENTS:
+        return LINE_COMMENTS[suffix]
+    if suffix in PROSE and not path.name.startswith("."):
+        return ""
+    return None
+
+
+def _rewrite(lines: list[str], start: int, end: int, note: str, syntax: str | None) -> None:
+    """Lines ``start``-``end`` (1-based) of ``lines`` answered by ``note``, in place."""
+    end = min(end, len(lines))
+    text = {at: lines[at - 1].rstrip("\r\n") for at in range(max(start, 1), end + 1)}
+    # The last line with text that can end in a note (a line a backslash continues cannot);
+    # a range of blank lines: its last line becomes the note.
+    filled = [at for at, line in text.items() if line.strip() and not line.endswith("\\")]
+    blank = [at for at, line in text.items() if not line.strip()]
+    if syntax is not None and (filled or blank):
+        at = (filled or blank)[-1]
+        ending = lines[at - 1][len(text[at]) :] or "\n"
+        said = f"{syntax} {note}" if syntax else note
+        joint = "  " if syntax else " -- "
+        lines[at - 1] = f"{text[at]}{joint}{said}{ending}" if filled else f"{said}{ending}"
+        return
+    if end and not lines[end - 1].endswith("\n"):
+        lines[end - 1] += "\n"
+    lines.insert(end, f"{syntax or '#'} {note}\n")
