@@ -9,15 +9,18 @@ from typing import Any
 import click
 
 from caesar_core import __version__
+from caesar_core.cli.agents import agents
 from caesar_core.cli.approve import approve
 from caesar_core.cli.check import check
 from caesar_core.cli.comments import comment, comments
 from caesar_core.cli.demo import demo
 from caesar_core.cli.hooks import hooks
 from caesar_core.cli.mcp import channel, mcp
+from caesar_core.cli.policy import policy
 from caesar_core.cli.protocol import protocol
 from caesar_core.cli.review import apply, diff, discard, gc, reject
-from caesar_core.cli.setup import agents, doctor, init
+from caesar_core.cli.role import role
+from caesar_core.cli.setup import doctor, init
 from caesar_core.cli.tasks import answer, cancel, logs, ps, run
 from caesar_core.cli.turns import continue_
 from caesar_core.errors import CaesarError
@@ -77,6 +80,8 @@ cli.add_command(check)
 cli.add_command(comment)
 cli.add_command(comments)
 cli.add_command(hooks)
+for command in (policy, role):
+    cli.add_command(command)
 
 
 @cli.command(

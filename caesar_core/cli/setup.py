@@ -1,4 +1,4 @@
-"""Getting a project ready: ``init``, ``doctor``, ``agents list``."""
+"""Getting a project ready: ``init`` and ``doctor``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from caesar_core.cli.common import emit_json, project_options, table
+from caesar_core.cli.agents import agent_rows
+from caesar_core.cli.common import emit_json, project_options
 from caesar_core.errors import ExitCode
 from caesar_core.terminal import safe_text
 
@@ -51,57 +52,6 @@ def init(force: bool, root: Path, as_json: bool) -> None:
     click.echo("next: caesar doctor, then caesar run 'OBJECTIVE' --agent demo")
 
 
-def _agent_rows(root: Path) -> list[dict[str, Any]]:
-    from caesar_core.agents.listing import agent_rows
-    from caesar_core.config import load_config
-
-    return agent_rows(load_config(root))
-
-
-@click.group()
-def agents() -> None:
-    """The agents caesar can delegate to."""
-
-
-@agents.command("list")
-@project_options
-def agents_list(root: Path, as_json: bool) -> None:
-    """Every known agent: installed or not, allowed or not, and what it can do."""
-    rows = _agent_rows(root)
-    if as_json:
-        emit_json(rows)
-        return
-    table(
-        [
-            [
-                r["id"],
-                r["version"] or ("missing" if not r["installed"] else "?"),
-                "yes" if r["allowed"] else "denied",
-                _caps(r["capabilities"]),
-                r["model"] or "-",
-                r["source"],
-            ]
-            for r in rows
-        ],
-        ["AGENT", "VERSION", "ALLOWED", "CAN", "MODEL", "FROM"],
-    )
-
-
-def _caps(caps: dict[str, Any]) -> str:
-    marks = [
-        ("events", caps["json_events"]),
-        ("schema", caps["output_schema"]),
-        ("final-file", caps["final_message_file"]),
-        ("read-only", caps["native_read_only"]),
-        ("model", caps["model"]),
-        ("resume", caps["resume"]),
-    ]
-    shown = [name for name, on in marks if on] + [f"net:{caps['network']}"]
-    if caps["mcp"] != "none":
-        shown.append(f"mcp:{caps['mcp']}")
-    return " ".join(shown)
-
-
 @click.command()
 @project_options
 def doctor(root: Path, as_json: bool) -> None:
@@ -129,7 +79,7 @@ def doctor(root: Path, as_json: bool) -> None:
         check("git", False, f"{repo} has no commit yet", "make a first commit")
     else:
         check("git", True, f"repository at {repo}")
-    for row in _agent_rows(root):
+    for row in agent_rows(root):
         if not row["installed"]:
             check(
                 f"agent {row['id']}",
