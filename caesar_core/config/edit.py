@@ -199,7 +199,10 @@ class LayerFile:
     # -- the result ------------------------------------------------------------------------
 
     def text(self) -> str:
-        return (_BOM if self._bom else "") + tomlkit.dumps(self.document)
+        after = tomlkit.dumps(self.document)
+        if after.endswith("\n\n") and not (self.before or "").endswith("\n\n"):
+            after = after.rstrip("\n") + "\n"  # what a removed entry's blank line leaves
+        return (_BOM if self._bom else "") + after
 
     def finish(self) -> Edit:
         """The edit, once the whole configuration with the new text is valid.
