@@ -151,30 +151,45 @@ class Editor:
         return Change(file.finish(), f"[[agent]] {agent_id} removed from the {layer} layer")
 
     def set_model(self, layer: Layer, agent_id: str, model: str) -> Change:
-        loaded = self.load()
-        known_agent(loaded, agent_id)
-        file = self.open(layer)
-        notes = self._overridden(("models", agent_id), layer)
-        file.set(("models", agent_id), model)
-        return Change(
-            file.finish(),
-            f"models.{agent_id} = {model!r} in the {layer} layer",
-            tuple(notes),
-            {"agent": agent_id, "model": model},
-        )
+        known_agent(self.load(), agent_id)
+        change = self.set_value(layer, ("models", agent_id), model)
+        return Change(change.edit, change.summary, change.notes, {"agent": agent_id, **change.data})
 
     def unset_model(self, layer: Layer, agent_id: str) -> Change:
-        file = self.open(layer)
-        if not file.unset(("models", agent_id)):
+        if not self.open(layer).declares(("models", agent_id)):
             known_agent(self.load(), agent_id)
-            setting = layers_setting(self.root, ("models", agent_id), self.config_home)
+        return self.unset_value(layer, ("models", agent_id))
+
+    # -- any key -----------------------------------------------------------------------------
+
+    def set_value(self, layer: Layer, key: tuple[str, ...], value: Any) -> Change:
+        """``key`` (``("policy", "max_parallel")``) set in the layer; the loader judges it."""
+        file = self.open(layer)
+        notes = self._overridden(key, layer)
+        file.set(key, value)
+        dotted = ".".join(key)
+        return Change(
+            file.finish(),
+            f"{dotted} = {json.dumps(value, ensure_ascii=False)} in the {layer} layer",
+            tuple(notes),
+            {"key": dotted, "value": value},
+        )
+
+    def unset_value(self, layer: Layer, key: tuple[str, ...]) -> Change:
+        """``key`` removed from the layer: the value comes from a less specific one again."""
+        file = self.open(layer)
+        dotted = ".".join(key)
+        if not file.unset(key):
+            setting = layers_setting(self.root, key, self.config_home)
             if setting:
-                raise _elsewhere(f"models.{agent_id}", layer, setting)
+                raise _elsewhere(dotted, layer, setting)
             raise EditRefusedError(
-                f"no layer sets a model for {agent_id}",
-                f"nothing to unset; `caesar agents set-model {agent_id} MODEL` sets one",
+                f"no layer sets {dotted}: its value is caesar's default",
+                "nothing to unset",
             )
-        return Change(file.finish(), f"models.{agent_id} removed from the {layer} layer")
+        return Change(
+            file.finish(), f"{dotted} removed from the {layer} layer", (), {"key": dotted}
+        )
 
     # -- roles -------------------------------------------------------------------------------
 
@@ -330,3 +345,14 @@ def _overriding(what: str, layer: Layer, winner: Layer) -> EditRefusedError:
         "change nothing in effect",
         f"edit the {winner} layer instead: run the command again with {_flag(winner)}",
     )
+
+
+def toml_value(text: str) -> Any:
+    """A value as a person types it: TOML (``4``, ``true``, ``"write"``, ``["codex"]``), else
+    the text itself as a string (``10m``, ``read-only``)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text

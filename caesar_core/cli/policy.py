@@ -71,3 +71,31 @@ def policy_deny(agent_id: str, layer: Layer, dry_run: bool, root: Path, as_json:
 
     change = Editor(root).deny(layer, agent_id)
     show_change(change, dry_run=dry_run, as_json=as_json)
+
+
+@policy.command("set")
+@click.argument("key")
+@click.argument("value")
+@layer_options
+@project_options
+def policy_set(
+    key: str, value: str, layer: Layer, dry_run: bool, root: Path, as_json: bool
+) -> None:
+    """Set [policy] KEY to VALUE, written as in TOML (4, true, "write", ["codex"]); a bare
+    word is a string (10m, read-only)."""
+    from caesar_core.configure import Editor, toml_value
+
+    change = Editor(root).set_value(layer, ("policy", key), toml_value(value))
+    show_change(change, dry_run=dry_run, as_json=as_json)
+
+
+@policy.command("unset")
+@click.argument("key")
+@layer_options
+@project_options
+def policy_unset(key: str, layer: Layer, dry_run: bool, root: Path, as_json: bool) -> None:
+    """Remove [policy] KEY from that layer: a less specific layer's value (or the default)
+    applies again."""
+    from caesar_core.configure import Editor
+
+    show_change(Editor(root).unset_value(layer, ("policy", key)), dry_run=dry_run, as_json=as_json)
