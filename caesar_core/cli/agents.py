@@ -214,6 +214,7 @@ def agents_unset_model(
 def agents_test(agent_id: str, yes: bool, timeout: str, root: Path, as_json: bool) -> None:
     """Give AGENT_ID a real read-only micro-task through the normal runner; "responded" only
     when a report of its own came back (not one caesar had to synthesize)."""
+    from caesar_core.cli.tasks import execute_live
     from caesar_core.config import DurationError, load_config, parse_duration
     from caesar_core.configure import known_agent
     from caesar_core.protocol.task import Mode
@@ -240,7 +241,8 @@ def agents_test(agent_id: str, yes: bool, timeout: str, root: Path, as_json: boo
     runner = Runner(root, loaded)
     started = time.monotonic()
     try:
-        outcome = runner.execute(runner.prepare(request, root))
+        # quietly (no event lines), Ctrl-C stopping the agent and still concluding the task
+        outcome = execute_live(runner, runner.prepare(request, root), as_json=True)
     except StartFailed as failed:
         outcome = failed.outcome
     took_ms = int((time.monotonic() - started) * 1000)

@@ -50,6 +50,11 @@ def init(
     """Write a documented .caesar/config.toml, role prompts, .gitignore lines, and the skill
     and slash commands that teach a main agent to delegate through caesar."""
     if global_layer:
+        if clients or force_assets:
+            raise click.UsageError(
+                "--global writes the global configuration only; run `caesar init --agent "
+                "CLIENT` in a project for its skill and commands"
+            )
         _init_global(force, as_json)
         return
     from caesar_core.assets import install as assets

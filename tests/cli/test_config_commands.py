@@ -295,6 +295,10 @@ def test_init_global_writes_the_documented_config(repo: Path, tmp_path: Path) ->
     assert not (repo / ".caesar").exists()
     again = project.json("init", "--global")
     assert again["kept"] is True
+    mixed = project.run("init", "--global", "--agent", "claude")
+    assert mixed.returncode == 2 and "--global writes the global configuration only" in (
+        mixed.stderr
+    )
 
 
 def test_doctor_verbose_spells_out_paths_and_capabilities(project: Project) -> None:
