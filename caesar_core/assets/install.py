@@ -27,9 +27,10 @@ import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from caesar_core import safefs
 from caesar_core.clientfiles import (
     ClientFileUnreadableError,
     Installation,
@@ -38,7 +39,6 @@ from caesar_core.clientfiles import (
     json_text,
 )
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.fs import atomic_write
 
 CLIENTS = ("claude", "codex", "opencode", "gemini", "copilot")
 BINARIES: Mapping[str, str] = {client: client for client in CLIENTS}
@@ -96,6 +96,7 @@ class Placed:
 class Plan:
     """Everything ``init`` would write for the clients; nothing is written until ``write``."""
 
+    root: Path
     clients: tuple[str, ...]
     placed: tuple[Placed, ...]
     settings: Installation | None
@@ -104,8 +105,7 @@ class Plan:
     def write(self) -> None:
         for item in self.placed:
             if item.action in ("created", "refreshed", "replaced"):
-                item.path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(item.path, item.asset.text.encode())
+                safefs.atomic_write(self.root, item.asset.relative, item.asset.text.encode())
         if self.settings is not None and self.settings.changed:
             self.settings.write()
 
@@ -130,7 +130,7 @@ def plan(root: Path, clients: Sequence[str], *, force: bool = False) -> Plan:
     chosen = tuple(dict.fromkeys(clients))
     placed = tuple(_place(root, asset, force=force) for asset in assets(chosen))
     settings = _settings(root) if "claude" in chosen else None
-    return Plan(chosen, placed, settings)
+    return Plan(root, chosen, placed, settings)
 
 
 def assets(clients: Sequence[str]) -> list[Asset]:
@@ -167,19 +167,18 @@ def allowed_tools() -> list[str]:
 
 
 def _place(root: Path, asset: Asset, *, force: bool) -> Placed:
+    """What writing ``asset`` would do. The file is read as any file an agent may have
+    written is (``safefs``: no link followed, no FIFO waited on, bounded)."""
     path = root / asset.relative
-    if path.is_symlink():
-        if force:
-            return Placed(asset, path, "replaced", "was a symbolic link")
-        return Placed(asset, path, "kept", "a symbolic link (yours); --force-assets replaces it")
     try:
-        now = path.read_text(encoding="utf-8")
+        now = safefs.read_bytes(root, asset.relative).decode("utf-8")
     except FileNotFoundError:
         return Placed(asset, path, "created")
     except (OSError, UnicodeDecodeError) as error:
-        if force:
-            return Placed(asset, path, "replaced", f"was unreadable: {error}")
-        return Placed(asset, path, "kept", f"unreadable ({error}); --force-assets replaces it")
+        why = f"not a file caesar can read ({error})"
+        if force and _parents_safe(root, asset.relative):
+            return Placed(asset, path, "replaced", why)
+        return Placed(asset, path, "kept", f"{why}; --force-assets replaces it")
     if now == asset.text:
         return Placed(asset, path, "unchanged")
     ours = _unchanged_since_written(now)
@@ -189,6 +188,18 @@ def _place(root: Path, asset: Asset, *, force: bool) -> Placed:
     if force:
         return Placed(asset, path, "replaced", why)
     return Placed(asset, path, "kept", f"{why}; --force-assets replaces it")
+
+
+def _parents_safe(root: Path, relative: str) -> bool:
+    """Whether every directory above ``relative`` is a real directory (not a link)."""
+    parent = PurePosixPath(relative).parent
+    try:
+        with safefs.directory(root, parent):
+            return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def _unchanged_since_written(text: str) -> bool | None:

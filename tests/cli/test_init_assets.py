@@ -218,3 +218,37 @@ def test_the_assets_are_package_data(tmp_path: Path) -> None:
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "4"
+
+
+def test_links_and_fifos_in_the_assets_places_are_neither_followed_nor_waited_on(
+    repo: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("not caesar's\n")
+    commands = repo / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    os.mkfifo(commands / "caesar-tasks.md")
+    (commands / "caesar-review.md").symlink_to(outside)
+    done = {item["path"]: item for item in init(repo, "--agent", "claude")["assets"]}
+    assert done[".claude/commands/caesar-tasks.md"]["action"] == "kept"
+    assert done[".claude/commands/caesar-review.md"]["action"] == "kept"
+    assert "not a file caesar can read" in done[".claude/commands/caesar-review.md"]["reason"]
+    assert done[".claude/commands/caesar-delegate.md"]["action"] == "created"
+
+    forced = {
+        item["path"]: item for item in init(repo, "--agent", "claude", "--force-assets")["assets"]
+    }
+    assert forced[".claude/commands/caesar-review.md"]["action"] == "replaced"
+    assert not (commands / "caesar-review.md").is_symlink()
+    assert outside.read_text() == "not caesar's\n"
+
+
+def test_a_linked_client_folder_is_not_written_through(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".gemini").symlink_to(elsewhere)
+    done = {
+        item["path"]: item for item in init(repo, "--agent", "gemini", "--force-assets")["assets"]
+    }
+    assert done[".gemini/commands/caesar-tasks.toml"]["action"] == "kept"
+    assert list(elsewhere.iterdir()) == []
