@@ -46,6 +46,7 @@ screenshots: $(STAMP)
 	$(BIN)/python screenshots/generate.py
 
 bench: $(STAMP)
+	$(BIN)/python benchmarks/cli.py
 	$(BIN)/python benchmarks/eventlog.py
 	$(BIN)/python benchmarks/reconcile.py
 	$(BIN)/python benchmarks/review.py

@@ -4,6 +4,8 @@
    the same lines (the least any reader of this log can do). Goal: <= 2.0x.
 2. Live read: the cost of reading one appended line after a 100 MB log, against the same after
    a 1 KB log. Goal: <= 1.5x (a read must not depend on the size of what was already read).
+3. Pass-through (``caesar logs --json``): tail + validate + the lines' own bytes written, against
+   tail + validate + each event dumped again (what it did before). Goal: <= 0.8x.
 
 Run: ``make bench`` (or ``.venv/bin/python benchmarks/eventlog.py [--events N] [--check]``).
 Each figure is the best of several repetitions, to keep the machine's noise out of the ratio.
@@ -27,9 +29,11 @@ from _eventdata import event_lines, event_log, verify
 
 from caesar_core.events import EventTail
 from caesar_core.events.fold import ActivityFold
+from caesar_core.terminal import json_safe, json_safe_bytes
 
 COLD_GOAL = 2.0
 LIVE_GOAL = 1.5
+PASS_GOAL = 0.8
 
 
 def best_of(repeat: int, run: Callable[[], object]) -> float:
@@ -103,6 +107,33 @@ def live(appends: int, workdir: Path) -> float:
     return ratio
 
 
+def passthrough(events: int, repeat: int, workdir: Path) -> float:
+    log = workdir / "pass.jsonl"
+    log.write_bytes(event_log(events))
+
+    def dumped() -> None:
+        with EventTail(log) as tail:
+            batch = tail.read()
+        out = [json_safe(event.model_dump_json(exclude_none=True)) for event in batch.events]
+        assert len(out) == events
+
+    def ours() -> None:
+        with EventTail(log) as tail:
+            batch = tail.read()
+        out = json_safe_bytes(b"\n".join(batch.lines))
+        assert out.count(b"\n") == events - 1
+
+    base = best_of(repeat, dumped)
+    measured = best_of(repeat, ours)
+    ratio = measured / base
+    print(f"pass: {events:,} events  validate + dump again {base * 1e3:8.1f} ms")
+    print(
+        f"      validate + own bytes   {measured * 1e3:8.1f} ms  ratio {ratio:.2f}x  "
+        f"(goal <= {PASS_GOAL}x)"
+    )
+    return ratio
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=200_000)
@@ -113,7 +144,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="caesar-bench-") as tmp:
         cold_ratio = cold(args.events, args.repeat, Path(tmp))
         live_ratio = live(args.appends, Path(tmp))
-    missed = cold_ratio > COLD_GOAL or live_ratio > LIVE_GOAL
+        pass_ratio = passthrough(args.events, args.repeat, Path(tmp))
+    missed = cold_ratio > COLD_GOAL or live_ratio > LIVE_GOAL or pass_ratio > PASS_GOAL
     return 1 if args.check and missed else 0
 
 

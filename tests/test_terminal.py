@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from caesar_core.terminal import json_safe, quote_path, safe_text
+from caesar_core.terminal import json_safe, json_safe_bytes, quote_path, safe_text
 
 OSC_TITLE = "\x1b]0;pwned\x07"
 
@@ -56,3 +59,48 @@ def test_json_safe_keeps_the_exact_value() -> None:
     assert json.loads(serialized) == value
     assert not any(0x7F <= ord(c) <= 0x9F or c in "\x1b\x07\u202e" for c in serialized)
     assert "é" in serialized
+
+
+UNSAFE_SHOWN = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+)
+
+
+@pytest.mark.parametrize(
+    "text", ["plain", "é — “quoted” … 検証 한국어 «ok» ©", "\u200d\u00a0 zero-width joiner, nbsp"]
+)
+def test_json_lines_without_anything_unsafe_pass_byte_for_byte(text: str) -> None:
+    line = (
+        '{"b": 1, "text": ' + json.dumps(text, ensure_ascii=False) + ', "at": "x.000Z"}'
+    ).encode()
+    both = line + b"\n" + line
+    assert json_safe_bytes(both) is both
+
+
+@pytest.mark.parametrize(
+    "char", ["\x9b", "\x85", "\u061c", "\u200e", "\u2028", "\u202e", "\u2066", "\x7f"]
+)
+def test_json_lines_lose_what_a_terminal_acts_on_and_keep_their_values(char: str) -> None:
+    line = json.dumps({"text": f"a{char}b", "n": 1}, ensure_ascii=False).encode()
+    shown = json_safe_bytes(line + b"\n" + b'{"x":\r1,\t"y":2}')
+    first, second = shown.split(b"\n")
+    assert json.loads(first) == json.loads(line) and json.loads(second) == {"x": 1, "y": 2}
+    assert not UNSAFE_SHOWN.search(shown.decode())
+
+
+def test_a_surrogate_a_lenient_decoder_took_is_escaped() -> None:
+    line = b'{"text":"\xed\xa0\x80"}'
+    assert json_safe_bytes(line) == b'{"text":"\\ud800"}'
+
+
+@given(st.lists(st.dictionaries(st.text(max_size=5), st.text(max_size=10), max_size=3), min_size=1))
+def test_json_safe_bytes_never_changes_a_value(documents: list[dict[str, str]]) -> None:
+    data = b"\n".join(
+        json.dumps(d, ensure_ascii=False).encode("utf-8", "surrogatepass") for d in documents
+    )
+    shown = json_safe_bytes(data)
+    decoded = [json.loads(line) for line in shown.split(b"\n")]
+    assert decoded == [
+        json.loads(line.decode("utf-8", "surrogatepass")) for line in data.split(b"\n")
+    ]
+    assert not UNSAFE_SHOWN.search(shown.decode())

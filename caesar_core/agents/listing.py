@@ -52,12 +52,14 @@ def agent_rows(loaded: LoadedConfig) -> list[dict[str, Any]]:
                 "min_version": adapter.min_version,
                 "outdated": outdated(adapter, version),
                 "allowed": allowed,
-                "policy": why,
+                "policy": {"allowed": allowed, "reason": why},
                 "source": "built-in" if builtin else loaded.source_of(f"agent.{agent_id}"),
                 "capabilities": capabilities(adapter),
                 "model": loaded.config.models.get(agent_id),
             }
         )
+        if agent_id in loaded.config.models:  # the reference implementation's name for it
+            rows[-1]["default_model"] = loaded.config.models[agent_id]
     return rows
 
 

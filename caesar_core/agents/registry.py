@@ -33,6 +33,7 @@ from caesar_core.agents.gemini import GeminiAdapter
 from caesar_core.agents.opencode import OpencodeAdapter
 from caesar_core.agents.sessions import PointerTranslator
 from caesar_core.config import AgentConfig, Config
+from caesar_core.config.templates import uses_token
 
 VERSION_TIMEOUT_S = 3.0
 
@@ -60,7 +61,12 @@ class DemoAdapter:
 
 @dataclass(frozen=True)
 class GenericAdapter:
-    """Any CLI declared with ``[[agent]]``: its args template, its working directory rule."""
+    """Any CLI declared with ``[[agent]]``: its args template, its working directory rule.
+
+    The network is controllable when the entry says how: ``network_args`` are appended when
+    the task has the network (a CLI confined without them, the reference implementation's
+    meaning of the key), ``offline_args`` when it must be cut (a CLI open by default).
+    """
 
     config: AgentConfig
 
@@ -78,10 +84,11 @@ class GenericAdapter:
 
     @property
     def capabilities(self) -> Capabilities:
+        controlled = self.config.network_args or self.config.offline_args
         return Capabilities(
             native_read_only=self.config.native_read_only,
-            network=NetworkControl.TOGGLE if self.config.network_args else NetworkControl.UNKNOWN,
-            model="{{model}}" in self.config.args,
+            network=NetworkControl.TOGGLE if controlled else NetworkControl.UNKNOWN,
+            model=uses_token(self.config.args, "model"),
             resume=self.config.resume_args is not None,
         )
 
@@ -102,8 +109,10 @@ class GenericAdapter:
             argv = [self.config.bin, *self.config.render_args(values)]
         if read_only(task) and self.config.read_only_args:
             argv += self.config.render_template(self.config.read_only_args, values)
-        if invocation.network_off and self.config.network_args:
+        if not invocation.network_off and self.config.network_args:
             argv += self.config.render_template(self.config.network_args, values)
+        if invocation.network_off and self.config.offline_args:
+            argv += self.config.render_template(self.config.offline_args, values)
         argv += list(invocation.extra_args)
         cwd = Path(task.workspace) if self.config.cwd_mode == "process" else paths.root
         return Launch(argv, cwd, dict(self.config.env))

@@ -3,45 +3,72 @@
 from __future__ import annotations
 
 import sys
-from importlib.metadata import EntryPoint
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from caesar_core import __version__
-from caesar_core.cli.agents import agents
-from caesar_core.cli.approve import approve
-from caesar_core.cli.check import check
-from caesar_core.cli.comments import comment, comments
-from caesar_core.cli.demo import demo
-from caesar_core.cli.hooks import hooks
-from caesar_core.cli.mcp import channel, mcp
-from caesar_core.cli.policy import policy
-from caesar_core.cli.protocol import protocol
-from caesar_core.cli.review import apply, diff, discard, gc, reject
-from caesar_core.cli.role import role
-from caesar_core.cli.setup import doctor, init
-from caesar_core.cli.tasks import answer, cancel, logs, ps, run
-from caesar_core.cli.turns import continue_
 from caesar_core.errors import CaesarError
 from caesar_core.terminal import safe_text
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 PLUGIN_GROUP = "caesar.commands"
 """Entry points adding commands: how ``caesar watch`` (in caesar_tui) joins the CLI without
 caesar_core ever importing the TUI."""
 
+COMMANDS: dict[str, str] = {
+    "agents": "caesar_core.cli.agents:agents",
+    "answer": "caesar_core.cli.tasks:answer",
+    "apply": "caesar_core.cli.review:apply",
+    "approve": "caesar_core.cli.approve:approve",
+    "cancel": "caesar_core.cli.tasks:cancel",
+    "channel": "caesar_core.cli.mcp:channel",
+    "check": "caesar_core.cli.check:check",
+    "comment": "caesar_core.cli.comments:comment",
+    "comments": "caesar_core.cli.comments:comments",
+    "continue": "caesar_core.cli.turns:continue_",
+    "demo": "caesar_core.cli.demo:demo",
+    "diff": "caesar_core.cli.review:diff",
+    "discard": "caesar_core.cli.review:discard",
+    "doctor": "caesar_core.cli.setup:doctor",
+    "gc": "caesar_core.cli.review:gc",
+    "hooks": "caesar_core.cli.hooks:hooks",
+    "init": "caesar_core.cli.setup:init",
+    "logs": "caesar_core.cli.tasks:logs",
+    "mcp": "caesar_core.cli.mcp:mcp",
+    "policy": "caesar_core.cli.policy:policy",
+    "protocol": "caesar_core.cli.protocol:protocol",
+    "ps": "caesar_core.cli.tasks:ps",
+    "reject": "caesar_core.cli.review:reject",
+    "role": "caesar_core.cli.role:role",
+    "run": "caesar_core.cli.tasks:run",
+}
+"""Every built-in command by name, as ``module:attribute``: a command's module (and what it
+imports) is loaded only when that command runs, so ``caesar ps`` never pays for the MCP SDK or
+``caesar --version`` for any of them."""
+
 
 class CaesarGroup(click.Group):
     """Turns every :class:`CaesarError` into its reason, its remedy and its exit code, and
-    loads plugin commands only when they are asked for."""
+    loads each command only when it is asked for: built-ins from :data:`COMMANDS`, plugins
+    from their entry points (read only for a name that is not built in, or for the help)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *(ep.name for ep in _plugins())})
+        plugins = (entry.name for entry in _plugins())
+        return sorted({*super().list_commands(ctx), *COMMANDS, *plugins})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             return command
+        target = COMMANDS.get(cmd_name)
+        if target is not None:
+            module, _, attribute = target.partition(":")
+            loaded = getattr(import_module(module), attribute)
+            return loaded if isinstance(loaded, click.Command) else None
         for entry in _plugins():
             if entry.name == cmd_name:
                 loaded = entry.load()
@@ -64,24 +91,6 @@ class CaesarGroup(click.Group):
 def cli() -> None:
     """Delegate work to coding agents through a file-system contract, then watch, answer
     and apply from one terminal."""
-
-
-for command in (init, doctor, agents, run, ps, logs, cancel, answer, diff, apply, reject):
-    cli.add_command(command)
-for command in (discard, gc):
-    cli.add_command(command)
-cli.add_command(continue_)
-cli.add_command(demo)
-cli.add_command(protocol)
-cli.add_command(mcp)
-cli.add_command(channel)
-cli.add_command(approve)
-cli.add_command(check)
-cli.add_command(comment)
-cli.add_command(comments)
-cli.add_command(hooks)
-for command in (policy, role):
-    cli.add_command(command)
 
 
 @cli.command(
@@ -112,6 +121,8 @@ def _fast(argv: list[str]) -> None:
 
 
 def _plugins() -> list[EntryPoint]:
+    """Scans every installed distribution's metadata (~25 ms): only for a plugin's name or
+    the help, never for a built-in command."""
     from importlib.metadata import entry_points
 
     return list(entry_points(group=PLUGIN_GROUP))

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from caesar_core.assets.install import CLIENTS
-from caesar_core.cli.agents import agent_rows, spelled_capabilities
 from caesar_core.cli.common import emit_json, project_options
 from caesar_core.errors import ExitCode
 from caesar_core.terminal import safe_text
@@ -150,6 +149,7 @@ def _say_assets(planned: Plan) -> None:
 @project_options
 def doctor(verbose: bool, root: Path, as_json: bool) -> None:
     """Check the project: configuration, git, the store, and every agent."""
+    from caesar_core.agents.describe import agent_rows, spelled_capabilities
     from caesar_core.config import load_config
     from caesar_core.git import find_repository, head_commit
 
@@ -209,7 +209,7 @@ def _agent_state(row: dict[str, Any]) -> tuple[bool, str, str]:
     if not row["allowed"]:
         return (
             False,
-            f"denied: {row['policy']}",
+            f"denied: {row['policy']['reason']}",
             f"caesar agents enable {row['id']} (or change [policy] allowed/denied)",
         )
     if row["outdated"]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from datetime import UTC, datetime
@@ -14,11 +13,11 @@ import click
 from caesar_core.cli.common import change_line, emit_json, project_options, table
 from caesar_core.errors import ExitCode
 from caesar_core.humanize import age, one_line
-from caesar_core.terminal import json_safe, quote_path, safe_text
+from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
 
 if TYPE_CHECKING:
     from caesar_core.events import EventTail
-    from caesar_core.protocol.event import Event, FinishedEvent
+    from caesar_core.protocol.event import FinishedEvent
     from caesar_core.runner.engine import Outcome, Prepared, Runner, StartFailed
     from caesar_core.store import TaskRecord
 
@@ -215,6 +214,11 @@ class _EventPrinter:
     Agents can append any line to their log, one that looks like caesar's ending too: only the
     ``finished`` event caesar's record names (``finished_seq``) is shown as the outcome, so
     such events are held until the record can be asked, then shown for what they are.
+
+    With ``--json`` the log passes through: each valid line is written as the file holds it,
+    byte for byte (key order, ``…20.000Z``), never parsed and dumped again; only a ``finished``
+    line caesar did not write gains a ``not_caesars`` member, and characters a terminal would
+    act on become JSON escapes (``terminal.json_safe_bytes``: the same values).
     """
 
     def __init__(self, *, as_json: bool) -> None:
@@ -222,18 +226,22 @@ class _EventPrinter:
 
         self.as_json = as_json
         self.formatter = EventFormatter()
-        self._held: list[FinishedEvent] = []
+        self._held: list[tuple[FinishedEvent, bytes]] = []
         self._problem = ""
 
     def batch(self, tail: EventTail) -> None:
         from caesar_core.protocol.event import FinishedEvent
 
         batch = tail.read()
-        for event in batch.events:
+        shown: list[bytes] = []
+        for event, line in zip(batch.events, batch.lines, strict=True):
             if isinstance(event, FinishedEvent):
-                self._held.append(event)
+                self._held.append((event, line))
+            elif self.as_json:
+                shown.append(line)
             else:
-                self._echo(event)
+                click.echo(self.formatter.format(event))
+        self._write(shown)
         for bad in batch.bad:
             click.echo(safe_text(f"caesar: events line {bad.line} skipped: {bad.reason}"), err=True)
         if tail.problem and tail.problem != self._problem:
@@ -249,25 +257,33 @@ class _EventPrinter:
             self.formatter.trust_finished(record.ending_seq)
         held, self._held = self._held, []
         shown = False
-        for event in held:
-            self._echo(event)
-            shown = shown or self.formatter.caesars(event)
+        for event, line in held:
+            ours = self.formatter.caesars(event)
+            shown = shown or ours
+            if not self.as_json:
+                click.echo(self.formatter.format(event))
+            else:
+                self._write([line if ours else _not_caesars(line)])
         if record.status.terminal and not shown and not self.as_json:
             why = f": {record.ended_reason}" if record.ended_reason else ""
             click.echo(safe_text(f"caesar's record: {record.status.value}{why}"))
 
-    def _echo(self, event: Event) -> None:
-        from caesar_core.protocol.event import FinishedEvent
+    @staticmethod
+    def _write(lines: list[bytes]) -> None:
+        """Lines as they are, in one write (a log of a million lines is not a million echoes)."""
+        if not lines:
+            return
+        sys.stdout.flush()
+        sys.stdout.buffer.write(json_safe_bytes(b"\n".join(lines)) + b"\n")
+        sys.stdout.buffer.flush()
 
-        if not self.as_json:
-            click.echo(self.formatter.format(event))
-            return
-        if isinstance(event, FinishedEvent) and not self.formatter.caesars(event):
-            data = event.model_dump(mode="json", exclude_none=True)
-            data["not_caesars"] = "a finished event caesar did not write"
-            click.echo(json_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":"))))
-            return
-        click.echo(json_safe(event.model_dump_json(exclude_none=True)))
+
+_NOT_CAESARS = b',"not_caesars":"a finished event caesar did not write"}'
+
+
+def _not_caesars(line: bytes) -> bytes:
+    """A valid ``finished`` line, its bytes kept, with caesar's mark as a last member."""
+    return line.rstrip()[:-1] + _NOT_CAESARS
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:

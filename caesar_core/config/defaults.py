@@ -176,6 +176,9 @@ _HEADER = """\
 ## Every setting below is commented out and shows its default: uncomment one to change it.
 ## Durations read "500ms", "90s", "10m", "1h", "1h30m", or an integer number of milliseconds.
 ## Unknown keys are errors, so a typo never passes silently.
+## The sections only caesar reads ([bridge], [watch], [review]) are commented out, header
+## included, so the reference implementation (Koumalabs/caesar), which refuses a section it
+## does not know, reads this file too: uncomment a section's header with its settings.
 
 [policy]
 ## Agents that may run; empty means every agent that is not denied.
@@ -184,8 +187,10 @@ _HEADER = """\
 # denied = []
 ## Tasks running at the same time in this project, whoever started them.
 # max_parallel = 4
-## How deep delegation may nest: 1 lets you delegate, 2 lets that agent delegate too.
-# max_depth = 2
+## How deep delegation may nest: a task's depth (yours is 0) must be below it, so 2 lets you
+## delegate, 3 lets that agent delegate too, 1 or 0 refuses every delegation (the
+## reference's meaning; its default is 2).
+# max_depth = 3
 ## Mode of a task that does not ask for one: "read-only" or "write".
 # default_mode = "write"
 ## Where a task works: "inplace" (your tree), "worktree" (a git worktree of its own), or
@@ -198,6 +203,9 @@ _HEADER = """\
 # default_timeout = "10m"
 ## Whether a write task may edit your working tree directly ("inplace").
 # allow_inplace_write = false
+## false refuses the agent "claude" (delegating to Claude Code from Claude Code is
+## recursion), as the reference implementation reads this key; its own default is false.
+# allow_recursion = true
 
 [worktree]
 ## Untracked files a fresh worktree needs, relative to the repository root, copied or
@@ -213,7 +221,7 @@ _HEADER = """\
 ## codex = "gpt-5-codex"
 ## claude = "sonnet"
 
-[bridge]
+# [bridge]
 ## How long an agent's tool call waits for your approval, and what happens when nobody
 ## answers in time: "allow" or "deny".
 # approval_timeout = "120s"
@@ -227,7 +235,7 @@ _HEADER = """\
 ## decision = "require_approval"
 ## reason = "pushing is yours to decide"
 
-[watch]
+# [watch]
 ## `caesar watch` tells you when a task asks a question, holds a tool call for your approval
 ## or ends, unless that task is the one on screen: a desktop notification (OSC 9 or OSC 777;
 ## inside tmux it needs `set -g allow-passthrough on`) and the terminal bell.
@@ -239,7 +247,7 @@ _HEADER = """\
 ## [watch.keys]
 {watch_keys}
 
-[review]
+# [review]
 ## The project's checks, which caesar runs itself (never taking the agent's word for them):
 ## in the task's worktree at the project's root (in the project itself for an in-place
 ## task, read-only ones included: what the checks write, caches, lands there) when the
@@ -252,10 +260,13 @@ _HEADER = """\
 
 ## Agents: `caesar agents list` shows the built-in ones. Any other CLI (or script) becomes
 ## an agent with [[agent]]; an entry whose id is a built-in's replaces the built-in.
-## `args` is one string split like a shell command line; its tokens are {{prompt}} (required),
-## {{workspace}}, {{taskDir}}, {{reportPath}} and {{model}}. An argument whose token has no
-## value (no model configured) is dropped, together with an option flag right before it:
-## "--model {{model}}" disappears whole. Every key, with its default where it has one:
+## `args` is one string split like a shell command line, or an array of strings, one
+## argument each (["exec", "{{prompt}}"], the form the reference implementation writes); its
+## tokens are {{prompt}} (required), {{workspace}}, {{taskDir}}, {{reportPath}} and
+## {{model}}. An argument whose token has no value (no model configured) is dropped; in a
+## string, together with an option flag right before it ("--model {{model}}" disappears
+## whole), in an array the item alone. The other *_args keys take either form too.
+## Every key, with its default where it has one:
 ## [[agent]]
 ## id = "jqagent"              # required: lowercase letters, digits, "-" and "_"
 ## bin = "/path/agent.sh"      # required: a command on PATH, or a path
@@ -265,7 +276,9 @@ _HEADER = """\
 ##                             # directory and is told the workspace by {{workspace}}
 ## native_read_only = false    # true when the CLI itself enforces read-only tasks
 ## read_only_args = "--read-only"  # appended for read-only tasks; default none
-## network_args = "--offline"      # appended when the network must be cut; default none
+## network_args = "--allow-net"    # appended when the task has the network (the CLI is
+##                                 # confined without it); default none
+## offline_args = "--offline"      # appended when the network must be cut; default none
 ## session_from = "/session_id"    # JSON pointer to the session id in its JSON output lines
 ## resume_args = "--resume {{session}} {{prompt}}"  # args of a follow-up turn (caesar
 ##                                 # continue) resuming that session; default none: fresh

@@ -36,7 +36,13 @@ from pydantic_core.core_schema import ValidationInfo
 
 from caesar_core.config.defaults import BUILTIN_ROLES, DEFAULT_ROLE_PROMPTS, WATCH_KEYS
 from caesar_core.config.durations import Duration
-from caesar_core.config.templates import TemplateError, check_template, render_template
+from caesar_core.config.templates import (
+    Template,
+    TemplateError,
+    check_template,
+    render_template,
+    uses_token,
+)
 from caesar_core.protocol.task import Mode
 
 IsolationChoice = Literal["inplace", "worktree", "auto"]
@@ -47,6 +53,8 @@ Decision = Literal["allow", "deny", "block", "require_approval", "halt", "quaran
 _IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRICT = ConfigDict(extra="forbid", frozen=True)
+RECURSIVE_AGENT = "claude"
+"""The agent ``[policy] allow_recursion = false`` refuses (the reference's rule, by name)."""
 
 
 def _problem(kind: str, message: str) -> PydanticCustomError:
@@ -123,7 +131,29 @@ def _key_list(value: str) -> str:
     return value
 
 
+def _template_shape(value: object) -> object:
+    """An args template is a command-line string or an array of strings (one per argument)."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                raise _problem(
+                    "template_item",
+                    f"item [{index}] is {type(item).__name__} {item!r:.40}: every item of an "
+                    "args array is one argument, a string",
+                )
+        return value
+    if isinstance(value, str):
+        return value
+    raise _problem(
+        "template_shape",
+        "expected a command line (a string, split like a shell would) or an array of "
+        f'strings (one argument each, e.g. ["exec", "{{{{prompt}}}}"]), got {type(value).__name__}',
+    )
+
+
 Identifier = Annotated[StrictStr, AfterValidator(_identifier)]
+ArgsTemplate = Annotated[StrictStr | list[StrictStr], BeforeValidator(_template_shape)]
+"""``"exec {{prompt}}"`` (caesar's form) or ``["exec", "{{prompt}}"]`` (the reference's)."""
 NonEmpty = Annotated[StrictStr, Field(min_length=1)]
 RepositoryPath = Annotated[StrictStr, AfterValidator(_repository_path)]
 RelativeFile = Annotated[StrictStr, AfterValidator(_relative_file)]
@@ -152,12 +182,17 @@ class Policy(BaseModel):
     denied: list[Identifier] = Field(default_factory=list)
     """Agents that may never run; denied wins over allowed."""
     max_parallel: Annotated[StrictInt, Field(ge=1)] = 4
-    max_depth: Annotated[StrictInt, Field(ge=1)] = 2
+    max_depth: Annotated[StrictInt, Field(ge=0)] = 3
+    """0 refuses every delegation."""
     default_mode: Mode = Mode.WRITE
     default_isolation: IsolationChoice = "auto"
     default_network: NetworkChoice = "auto"
     default_timeout: Duration = TEN_MINUTES
     allow_inplace_write: StrictBool = False
+    allow_recursion: StrictBool = True
+    """False refuses the agent ``claude`` (delegating to Claude Code from Claude Code is the
+    recursion it guards against), as the reference implementation reads the key; caesar's
+    default is true (the reference's false), its depth limit bounding nesting either way."""
 
     @property
     def timeout_ms(self) -> int:
@@ -167,6 +202,11 @@ class Policy(BaseModel):
         """Whether ``agent_id`` may run, and the rule that decided, for the refusal message."""
         if agent_id in self.denied:
             return False, f"policy.denied lists {agent_id!r}"
+        if agent_id == RECURSIVE_AGENT and not self.allow_recursion:
+            return False, (
+                f"policy.allow_recursion is false, which refuses {agent_id!r} (delegating to "
+                "Claude Code from Claude Code is recursion); set it to true to allow it"
+            )
         if not self.allowed:
             return True, f"policy.allowed is empty and policy.denied does not list {agent_id!r}"
         if agent_id in self.allowed:
@@ -249,37 +289,42 @@ class AgentConfig(BaseModel):
     id: Identifier
     bin: NonEmpty
     """A command on PATH, or a path to the executable."""
-    args: StrictStr = "{{prompt}}"
+    args: ArgsTemplate = "{{prompt}}"
+    """A command line split like a shell would, or an array with one argument per item."""
     display_name: NonEmpty | None = None
     cwd_mode: CwdMode = "process"
     """``process``: runs in the workspace; ``flag``: runs in the task directory and learns
     the workspace from ``{{workspace}}`` in its args."""
     native_read_only: StrictBool = False
     """The CLI itself enforces read-only tasks (with ``read_only_args``)."""
-    read_only_args: StrictStr | None = None
+    read_only_args: ArgsTemplate | None = None
     """Template appended to the arguments of read-only tasks."""
-    network_args: StrictStr | None = None
-    """Template appended when the network must be cut."""
+    network_args: ArgsTemplate | None = None
+    """Template appended when the task has the network (the reference implementation's
+    meaning): without it the CLI is confined, so declaring it makes the network
+    controllable."""
+    offline_args: ArgsTemplate | None = None
+    """Template appended when the network must be cut (for a CLI that is open by default)."""
     session_from: StrictStr | None = None
     """Where the agent's output names its session: a JSON pointer (``/session_id``) looked up
     in each stdout line that is a JSON object; the last id found is resumed next turn."""
-    resume_args: StrictStr | None = None
+    resume_args: ArgsTemplate | None = None
     """The args template of a follow-up turn that resumes the session (``{{session}}``, with
     ``{{prompt}}`` the next message), used instead of ``args``; needs ``session_from``."""
     env: dict[EnvName, StrictStr] = Field(default_factory=dict)
 
     @field_validator("args")
     @classmethod
-    def _check_args(cls, args: str) -> str:
+    def _check_args(cls, args: Template) -> Template:
         try:
             check_template(args, require_prompt=True)
         except TemplateError as exc:
             raise _problem("template", str(exc)) from None
         return args
 
-    @field_validator("read_only_args", "network_args")
+    @field_validator("read_only_args", "network_args", "offline_args")
     @classmethod
-    def _check_extra_args(cls, template: str | None) -> str | None:
+    def _check_extra_args(cls, template: Template | None) -> Template | None:
         if template is not None:
             try:
                 check_template(template, require_prompt=False)
@@ -300,14 +345,14 @@ class AgentConfig(BaseModel):
 
     @field_validator("resume_args")
     @classmethod
-    def _check_resume_args(cls, template: str | None, info: ValidationInfo) -> str | None:
+    def _check_resume_args(cls, template: Template | None, info: ValidationInfo) -> Template | None:
         if template is None:
             return None
         try:
             check_template(template, require_prompt=True)
         except TemplateError as exc:
             raise _problem("template", str(exc)) from None
-        if "{{session}}" not in template:
+        if not uses_token(template, "session"):
             raise _problem("template", "must contain {{session}}: the session it resumes")
         if info.data.get("session_from") is None:
             raise _problem(
@@ -320,7 +365,7 @@ class AgentConfig(BaseModel):
     @classmethod
     def _workspace_by_flag(cls, mode: CwdMode, info: ValidationInfo) -> CwdMode:
         args = info.data.get("args")
-        if mode == "flag" and isinstance(args, str) and "{{workspace}}" not in args:
+        if mode == "flag" and args is not None and not uses_token(args, "workspace"):
             raise _problem(
                 "template",
                 'cwd_mode = "flag" runs the agent outside the workspace, so args must pass '
@@ -334,8 +379,8 @@ class AgentConfig(BaseModel):
             raise ValueError("render_args needs the prompt: it is the task itself")
         return render_template(self.args, values)
 
-    def render_template(self, template: str, values: Mapping[str, str | None]) -> list[str]:
-        """Any of this agent's templates (``read_only_args``, ``network_args``) rendered."""
+    def render_template(self, template: Template, values: Mapping[str, str | None]) -> list[str]:
+        """Any of this agent's templates (``read_only_args``, ``network_args``...) rendered."""
         return render_template(template, values)
 
 

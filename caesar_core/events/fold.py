@@ -315,6 +315,17 @@ class ActivityFold:
         if self._files_view is None:
             self._files_view = tuple(FileTouch(p, a) for p, a in self._files.items())
         progress, error = self._progress, self._error
+        running: tuple[ToolCall, ...] = ()
+        recent = tuple(self._done)
+        total, failed = self._calls_total, self._calls_failed
+        if finished is None:
+            running = tuple(_running_call(call, now) for call in self._open.values())
+        elif self._open:
+            # The task ended with calls open: none is running any more. Each is closed failed
+            # at the ending, as a stream that ends mid-call is (its end never came).
+            cut = tuple(_cut_call(call, finished) for call in self._open.values())
+            recent = (recent + cut)[-RECENT_CALLS:]
+            total, failed = total + len(cut), failed + len(cut)
         return Activity(
             task_id=self.task_id or (first.task_id if first is not None else ""),
             as_of=now,
@@ -330,10 +341,10 @@ class ActivityFold:
             last_at=last.at if last is not None else None,
             events=self._n,
             last_seq=last.seq if last is not None else None,
-            running=tuple(_running_call(call, now) for call in self._open.values()),
-            recent=tuple(self._done),
-            calls_total=self._calls_total,
-            calls_failed=self._calls_failed,
+            running=running,
+            recent=recent,
+            calls_total=total,
+            calls_failed=failed,
             calls_lost=self._open.lost,
             files=self._files_view,
             speech=self.speech(),
@@ -362,6 +373,15 @@ def _running_call(call: ToolUseEvent, now: datetime) -> ToolCall:
     elapsed = max(now - call.at, _ZERO)
     return ToolCall(
         call.id, call.tool, call.input_summary, _STARTED, call.at, None, elapsed, call.seq
+    )
+
+
+def _cut_call(call: ToolUseEvent, finished: FinishedEvent) -> ToolCall:
+    """A call still open when the task ended: failed at the ending (or at its own start, when
+    it began after the ending was written)."""
+    ended = max(finished.at, call.at)
+    return ToolCall(
+        call.id, call.tool, call.input_summary, _FAILED, call.at, ended, ended - call.at, call.seq
     )
 
 

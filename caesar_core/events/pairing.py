@@ -12,13 +12,16 @@ from collections.abc import Iterator
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+_DROPPED_KEPT = 4
+"""Dropped ids remembered, in multiples of the cap."""
 
 
 class OpenCalls(Generic[V]):
     """Open calls, oldest first, each carrying a value (the opening event, a row key...).
 
     ``cap`` bounds a stream whose calls never close: past it the oldest open call is dropped
-    and counted in ``lost``. Lookups by id are O(1); the fallbacks scan the (bounded) list.
+    and counted in ``lost`` until its end arrives (the ids of the dropped calls are kept, a
+    few times ``cap`` of them). Lookups by id are O(1); the fallbacks scan the (bounded) list.
     """
 
     def __init__(self, cap: int | None = None) -> None:
@@ -26,6 +29,8 @@ class OpenCalls(Generic[V]):
         self.lost = 0
         self._calls: dict[int, tuple[str, str, str, V]] = {}
         self._by_id: dict[str, int] = {}
+        self._dropped: dict[str, None] = {}
+        """Ids of dropped calls whose end has not come, oldest first (bounded)."""
         self._next = 0
 
     def open(self, call_id: str, tool: str, summary: str, value: V) -> bool:
@@ -37,6 +42,9 @@ class OpenCalls(Generic[V]):
             dropped_id = self._calls.pop(oldest)[0]
             if dropped_id:
                 del self._by_id[dropped_id]
+                self._dropped[dropped_id] = None
+                if len(self._dropped) > _DROPPED_KEPT * self.cap:
+                    del self._dropped[next(iter(self._dropped))]
             self.lost += 1
         self._calls[self._next] = (call_id, tool, summary, value)
         if call_id:
@@ -47,6 +55,10 @@ class OpenCalls(Generic[V]):
     def close(self, call_id: str, tool: str, summary: str) -> V | None:
         """The value of the call this closing edge ends (removed), or None for an orphan."""
         key = self._by_id.get(call_id) if call_id else None
+        if key is None and call_id in self._dropped:
+            del self._dropped[call_id]  # a call dropped past the cap ended after all
+            self.lost -= 1
+            return None
         if key is None and self._calls:
             key = self._match(call_id, tool, summary)
         if key is None:

@@ -32,7 +32,7 @@ from caesar_core import safefs
 from caesar_core.errors import CaesarError
 from caesar_core.humanize import clip
 from caesar_core.protocol.event import EVENT_ADAPTER, Event
-from caesar_core.protocol.parse import parse
+from caesar_core.protocol.parse import parse, problem_text
 from caesar_core.protocol.versions import DocumentKind
 
 CHUNK = 1 << 20
@@ -256,6 +256,9 @@ class EventBatch:
     bad: list[BadLine] = field(default_factory=list)
     reset: bool = False
     """Earlier batches no longer describe the file; rebuild from this one."""
+    lines: list[bytes] = field(default_factory=list)
+    """The bytes of each event's line as the file holds them (without its ``\\n``),
+    ``lines[i]`` being ``events[i]``'s: what passes a log through unchanged writes."""
 
 
 class EventTail:
@@ -274,6 +277,11 @@ class EventTail:
         """Why the log cannot be read at all; "" when it can (or does not exist yet)."""
         return self._lines.problem
 
+    @property
+    def offset(self) -> int:
+        """Bytes of the log consumed so far (see :attr:`LineTail.offset`)."""
+        return self._lines.offset
+
     def read(self, *, max_bytes: int | None = None) -> EventBatch:
         """The events appended since the last read (see :meth:`LineTail.read`).
 
@@ -286,11 +294,12 @@ class EventTail:
         bad: list[BadLine] = []
         with _no_gc_pauses(len(chunk.lines)):
             events, failed = _validate_all(chunk.lines)
+        lines = chunk.lines  # every line an event: the same list, not a copy
         if failed:
             # Rare path: redo the batch in order, with the tolerant parser for the failures.
-            events, bad = _slow_path(chunk, events, failed)
+            events, bad, lines = _slow_path(chunk, events, failed)
             self.bad_total += len(bad)
-        return EventBatch(events, bad, chunk.reset)
+        return EventBatch(events, bad, chunk.reset, lines)
 
     def close(self) -> None:
         self._lines.close()
@@ -378,40 +387,32 @@ def read_events(path: Path) -> tuple[list[Event], list[BadLine]]:
 
 def _slow_path(
     chunk: LineChunk, fast: list[Event], failed: list[int]
-) -> tuple[list[Event], list[BadLine]]:
+) -> tuple[list[Event], list[BadLine], list[bytes]]:
     numbers = chunk.line_numbers()
     failures = set(failed)
     events: list[Event] = []
     bad: list[BadLine] = []
+    lines: list[bytes] = []
     good = iter(fast)
     for index, line in enumerate(chunk.lines):
         if index not in failures:
             events.append(next(good))
+            lines.append(line)
             continue
         try:
             events.append(parse(EVENT_ADAPTER, line, DocumentKind.EVENT))
+            lines.append(line)
         except CaesarError as error:
             bad.append(BadLine(numbers[index], _shorten(error.reason)))
         except ValidationError as error:
             bad.append(BadLine(numbers[index], _describe(error)))
         except (ValueError, RecursionError) as error:
             bad.append(BadLine(numbers[index], _shorten(f"not JSON: {error}")))
-    return events, bad
+    return events, bad, lines
 
 
 def _describe(error: ValidationError) -> str:
-    errors = error.errors(include_url=False)
-    if not errors:
-        return _shorten(str(error))
-    first = errors[0]
-    if first["type"] == "json_invalid":
-        detail = first.get("ctx", {}).get("error", first["msg"])
-        return _shorten(f"not JSON: {detail}")
-    where = ".".join(str(part) for part in first["loc"])
-    text = f"{where}: {first['msg']}" if where else first["msg"]
-    if len(errors) > 1:
-        text += f" (+{len(errors) - 1} more)"
-    return _shorten(text)
+    return _shorten(problem_text(error))
 
 
 def _shorten(text: str) -> str:

@@ -76,7 +76,7 @@ class Channel:
         task = self.task()
         with EventWriter(self.paths.events, task.id) as events:
             event = events.append(Progress(message=message, pct=pct))
-        return {"recorded": event is not None, "seq": event.seq if event else None}
+        return {"ok": True, "recorded": event is not None, "seq": event.seq if event else None}
 
     def seconds_left(self, task: Task) -> float:
         """Time left before the task's deadline, from its creation time (never negative)."""
@@ -93,10 +93,16 @@ class Channel:
         while True:
             reply = mailbox.read_answer(self.paths, asked.id)
             if reply is not None:
-                return {"answered": True, "question_id": asked.id, "answer": reply.answer}
+                return {
+                    "id": asked.id,
+                    "answered": True,
+                    "question_id": asked.id,
+                    "answer": reply.answer,
+                }
             left = deadline - self.clock()
             if left <= 0:
                 return {
+                    "id": asked.id,
                     "answered": False,
                     "question_id": asked.id,
                     "message": "No answer came in time. Proceed on your best judgment, and "
@@ -105,9 +111,10 @@ class Channel:
             await anyio.sleep(min(ASK_POLL_S, left))
 
     def submit(self, fields: dict[str, Any]) -> dict[str, Any]:
-        """Validate a report at once; a valid one replaces report.json atomically."""
+        """Validate a report at once; a valid one replaces report.json atomically. The report
+        is the task's whatever ``task_id`` the agent gave (the reference's agents send one)."""
         task = self.task()
-        document = {"protocol": REPORT_V1, "task_id": task.id, **fields}
+        document = {"protocol": REPORT_V1, **fields, "task_id": task.id}
         try:
             report = parse(REPORT_ADAPTER, document, DocumentKind.REPORT)
         except ValidationError as error:
@@ -120,7 +127,7 @@ class Channel:
         if report.task_id != task.id:
             report = report.model_copy(update={"task_id": task.id})
         write_report(self.paths.report, report)
-        return {"accepted": True, "task_id": task.id, "status": report.status.value}
+        return {"ok": True, "accepted": True, "task_id": task.id, "status": report.status.value}
 
 
 def _is_plain_file(paths: TaskPaths, name: str) -> bool:
@@ -185,9 +192,11 @@ def build_server(task_dir: Path) -> MCPServer:
         artifacts: list[Artifact] | None = None,
         usage: Usage | None = None,
         protocol: str = REPORT_V1,
+        task_id: str | None = None,
     ) -> dict[str, Any]:
         """Submit your final report (caesar.report/v1). It is checked at once: a refusal
-        lists what to fix, and a resubmission replaces the previous report."""
+        lists what to fix, and a resubmission replaces the previous report. ``task_id`` may
+        be given; the report is this task's either way."""
         given: dict[str, Any] = {"protocol": protocol, "status": status, "summary": summary}
         optional: dict[str, Any] = {
             "details": details,
@@ -198,6 +207,7 @@ def build_server(task_dir: Path) -> MCPServer:
             "next_steps": next_steps,
             "artifacts": artifacts,
             "usage": usage,
+            "task_id": task_id,
         }
         for key, value in optional.items():
             if value is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,9 +20,10 @@ from caesar_core import safefs
 from caesar_core.agents.listing import agent_rows, role_rows
 from caesar_core.config import load_config
 from caesar_core.errors import CaesarError, UsageError
-from caesar_core.events.tail import read_last_events
+from caesar_core.events.tail import EventTail, read_last_events
 from caesar_core.protocol.documents import read_shown_report
 from caesar_core.protocol.event import Event, FinishedEvent
+from caesar_core.protocol.parse import problem_text
 from caesar_core.protocol.report import Report
 from caesar_core.review.checks import checks_json
 from caesar_core.review.hunks import SelectionError, parse_pick
@@ -162,7 +164,7 @@ class Session:
                 view["pending"] = True
                 view["pending_questions"] = self._pending(task_id)
         except Exception as error:  # one broken task must not hide the others
-            view["problem"] = f"{type(error).__name__}: {error}"
+            view["problem"] = problem_text(error)
         return view
 
     def status(self, task_id: str) -> dict[str, Any]:
@@ -200,18 +202,20 @@ class Session:
             text = data.decode("utf-8", errors="replace")
             raw_view: dict[str, Any] = {
                 "task_id": record.id,
-                "raw": text[-RAW_TAIL_CHARS:],
+                "raw": True,
+                "text": text[-RAW_TAIL_CHARS:],
                 "truncated": len(text) > RAW_TAIL_CHARS or size > len(data),
             }
             if problem:
                 raw_view["problem"] = problem
             return raw_view
-        events = read_last_events(paths.events, max(1, limit))
-        total = events[-1].seq + 1 if events else 0
+        total, unreadable, events = _count_and_tail(paths.events, max(1, limit))
         return {
             "task_id": record.id,
             "status": record.status.value,
+            "raw": False,
             "total_events": total,
+            "unreadable_lines": unreadable,
             "events": [_shown(event, record) for event in events],
         }
 
@@ -344,6 +348,22 @@ class Session:
             {"id": q.id, "question": q.question, "options": q.options}
             for q in mailbox.pending_questions(paths)
         ]
+
+
+def _count_and_tail(path: Path, limit: int) -> tuple[int, int, list[Event]]:
+    """How many events the log holds (its valid lines, whatever their ``seq``: an agent may
+    number its own lines anyhow), its unreadable lines, and the last ``limit`` events; read
+    a megabyte at a time, so only ``limit`` events are ever held."""
+    last: deque[Event] = deque(maxlen=limit)
+    total = 0
+    with EventTail(path) as tail:
+        while True:
+            before = tail.offset
+            batch = tail.read(max_bytes=1 << 20)
+            total += len(batch.events)
+            last.extend(batch.events)
+            if tail.offset == before:
+                return total, tail.bad_total, list(last)
 
 
 def _shown(event: Event, record: TaskRecord) -> dict[str, Any]:

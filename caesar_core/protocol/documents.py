@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,17 +122,51 @@ def describe(error: Exception, line: int | None = None) -> list[Problem]:
     return [Problem(f"not JSON: {error}", line)]
 
 
-def sniff_kind(path: Path, head: bytes) -> DocumentKind | None:
-    """Which document ``path`` holds: by its ``protocol`` field first, then by its name."""
-    first = head.lstrip().split(b"\n", 1)[0]
-    try:
-        data: Any = loads(first)  # depth-checked: a line nested 5,000 deep is a problem, later
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        kind = kind_of_protocol(data.get("protocol"))
+_NOT_JSON = object()
+_PROTOCOL_FIELD = re.compile(rb'"protocol"\s*:\s*"(caesar\.[a-z]+/[^"\\]*)"')
+"""A ``protocol`` member in text that does not parse, to name the document of a broken file."""
+
+
+@dataclass(frozen=True)
+class _Sniffed:
+    kind: DocumentKind | None
+    whole: bool
+    """The file is one JSON value (pretty-printed or not), not a JSONL stream."""
+
+
+def sniff_kind(path: Path, content: bytes) -> DocumentKind | None:
+    """Which document ``content`` holds: by its ``protocol`` field, else by the file's name."""
+    return _sniff(path, content).kind
+
+
+def _sniff(path: Path, content: bytes) -> _Sniffed:
+    """The kind from the parsed JSON: the whole file as one value first (a pretty-printed
+    document, under any name), else its first line holding an object (a JSONL log); failing
+    both, a ``protocol`` member found in the text; last, the name of the file."""
+    whole: Any = _NOT_JSON
+    with contextlib.suppress(ValueError):  # depth-checked: 5,000 levels is a problem, later
+        whole = loads(content)
+    if isinstance(whole, dict):
+        return _Sniffed(kind_of_protocol(whole.get("protocol")) or _by_name(path), True)
+    if whole is not _NOT_JSON:
+        return _Sniffed(_by_name(path), True)
+    for line in content.splitlines():
+        if not line.strip():
+            continue
+        try:
+            first: Any = loads(line)
+        except ValueError:
+            break
+        kind = kind_of_protocol(first.get("protocol")) if isinstance(first, dict) else None
         if kind is not None:
-            return kind
+            return _Sniffed(kind, False)
+        break
+    found = _PROTOCOL_FIELD.search(content[:65536])
+    named = kind_of_protocol(found.group(1).decode()) if found else None
+    return _Sniffed(named or _by_name(path), False)
+
+
+def _by_name(path: Path) -> DocumentKind | None:
     name = path.name
     if name.endswith(".jsonl"):
         return DocumentKind.EVENT
@@ -142,9 +178,11 @@ def sniff_kind(path: Path, head: bytes) -> DocumentKind | None:
 
 
 def validate_file(path: Path) -> Validation:
-    """Validate a task.json, a report.json or an events.jsonl (every line of it)."""
+    """Validate a task.json, a report.json or an events.jsonl (every line of it), whatever the
+    file is named: the document is known by its ``protocol`` field."""
     content = path.read_bytes()
-    kind = sniff_kind(path, content[:65536])
+    sniffed = _sniff(path, content)
+    kind = sniffed.kind
     result = Validation(path, kind)
     if kind is None:
         result.problems.append(
@@ -154,7 +192,7 @@ def validate_file(path: Path) -> Validation:
             )
         )
         return result
-    if kind is DocumentKind.EVENT and (path.name.endswith(".jsonl") or content.count(b"\n") > 1):
+    if kind is DocumentKind.EVENT and not sniffed.whole:
         for number, line in enumerate(content.splitlines(), start=1):
             if not line.strip():
                 continue

@@ -9,9 +9,9 @@ therefore cannot invent a ``seq``; readers always get a complete, validated enve
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import AwareDatetime, Field, TypeAdapter
+from pydantic import AwareDatetime, ConfigDict, Field, TypeAdapter
 
 from caesar_core.protocol._base import ProtocolModel
 from caesar_core.protocol.report import ChangeAction, ReportStatus
@@ -116,8 +116,21 @@ EventPayload: TypeAlias = Annotated[
 ]
 
 
+def _type_required(schema: dict[str, Any]) -> None:
+    """A wire event's published schema requires ``type``, as its reader does (the discriminated
+    union picks the model by it); the default only serves producers building a payload."""
+    kind = schema.get("properties", {}).get("type")
+    if isinstance(kind, dict):
+        kind.pop("default", None)
+        required = schema.setdefault("required", [])
+        if "type" not in required:
+            required.insert(0, "type")
+
+
 class Envelope(ProtocolModel):
     """What the writer adds to every payload."""
+
+    model_config = ConfigDict(json_schema_extra=_type_required)
 
     protocol: EventProtocol
     seq: Annotated[int, Field(ge=0)]

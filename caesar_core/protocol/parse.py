@@ -8,13 +8,14 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from caesar_core.errors import CaesarError
 from caesar_core.protocol.versions import (
     DocumentKind,
     UnsupportedProtocolError,
     kind_of_protocol,
     supported_versions,
 )
-from caesar_core.safefs import check_depth
+from caesar_core.safefs import TooDeepError, check_depth
 
 T = TypeVar("T")
 
@@ -83,3 +84,31 @@ def _refuse_unknown_version(data: Any, kind: DocumentKind | None, cause: Validat
     expected = kind if kind is not None else kind_of_protocol(found)
     if found not in supported_versions(expected):
         raise UnsupportedProtocolError(expected, found) from cause
+
+
+def problem_text(error: BaseException) -> str:
+    """What is wrong with a document, in one line naming the field: ``question: String should
+    have at least 1 character (+1 more)``; never pydantic's multi-line report."""
+    if isinstance(error, ValidationError):
+        errors = error.errors(include_url=False)
+        if not errors:
+            return _one_line(str(error))
+        first = errors[0]
+        if first["type"] == "json_invalid":
+            return _one_line(f"not JSON: {first.get('ctx', {}).get('error', first['msg'])}")
+        where = ".".join(str(part) for part in first["loc"])
+        text = f"{where}: {first['msg']}" if where else first["msg"]
+        if len(errors) > 1:
+            text += f" (+{len(errors) - 1} more)"
+        return _one_line(text)
+    if isinstance(error, CaesarError):
+        return _one_line(error.reason)
+    if isinstance(error, TooDeepError):
+        return _one_line(f"refused: {error}")
+    if isinstance(error, ValueError):
+        return _one_line(f"not JSON: {error}")
+    return _one_line(f"{type(error).__name__}: {error}")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

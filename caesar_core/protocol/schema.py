@@ -6,6 +6,8 @@ import copy
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, NoDefault
+from pydantic_core import core_schema
 
 from caesar_core.protocol.event import EVENT_ADAPTER
 from caesar_core.protocol.lifecycle import LIFECYCLE_ADAPTER
@@ -27,14 +29,31 @@ DOCUMENTS: dict[str, tuple[TypeAdapter[Any], str]] = {
 }
 """Publishable documents by name; ``caesar protocol schema`` lists these."""
 
-# Keywords OpenAI-style structured outputs reject or ignore; a strict schema leaves them out.
-_UNSUPPORTED_STRICT_KEYWORDS = ("default", "minLength", "maxLength", "discriminator")
+# Keywords structured outputs reject; everything else (defaults, minLength) is kept, as the
+# reference implementation keeps it, so the strict schema refuses what the reader refuses.
+_UNSUPPORTED_STRICT_KEYWORDS = ("discriminator",)
+
+
+class _Generator(GenerateJsonSchema):
+    """pydantic's generator, with the default of an empty-collection field written out.
+
+    ``changes: list[Change] = Field(default_factory=list)`` would otherwise publish no
+    default at all, and a reader of the schema could not tell it from a merely optional field.
+    """
+
+    _EMPTY: tuple[type, ...] = (list, dict, tuple)
+
+    def get_default_value(self, schema: core_schema.WithDefaultSchema) -> Any:
+        factory = schema.get("default_factory")
+        if factory in self._EMPTY and not schema.get("default_factory_takes_data"):
+            return factory()
+        return schema.get("default", NoDefault)
 
 
 def json_schema(name: str) -> JsonSchema:
     """The schema of document ``name`` as validated on read (draft 2020-12)."""
     adapter, description = DOCUMENTS[name]
-    schema = adapter.json_schema(mode="validation")
+    schema = adapter.json_schema(mode="validation", schema_generator=_Generator)
     schema.setdefault("description", description)
     return {"$schema": DRAFT, **schema}
 
@@ -43,9 +62,12 @@ def strict_schema(name: str) -> JsonSchema:
     """The variant for native structured outputs (codex ``--output-schema``).
 
     Every object closes (``additionalProperties: false``) and lists all its properties as
-    required; every field that was optional becomes ``anyOf [T, null]``, so the model emits
-    ``null`` for "not given", which :func:`~caesar_core.protocol.parse.parse`
-    reads back as absent.
+    required, since those providers refuse a schema that does not. A field with a default
+    (``details: ""``, ``changes: []``) stays non-null with its default: repeating a default is
+    never an invention. A field that was merely optional (``usage``, a finding's ``line``)
+    becomes ``anyOf [T, null]``, so the model emits ``null`` for "not given", which
+    :func:`~caesar_core.protocol.parse.parse` reads back as absent. ``protocol`` stays pinned
+    and ``summary`` non-empty, as on read.
     """
     schema = copy.deepcopy(json_schema(name))
     _close(schema)
@@ -62,7 +84,7 @@ def _close(node: Any) -> None:
     if isinstance(properties, dict):
         required = set(node.get("required", []))
         for key, prop in properties.items():
-            if key not in required and isinstance(prop, dict):
+            if key not in required and isinstance(prop, dict) and not _has_default(prop):
                 properties[key] = _nullable(prop)
         node["type"] = "object"
         node["additionalProperties"] = False
@@ -85,6 +107,11 @@ def _subschemas(node: dict[str, Any]) -> list[Any]:
         if isinstance(node.get(keyword), dict):
             children.append(node[keyword])
     return children
+
+
+def _has_default(prop: JsonSchema) -> bool:
+    """A default other than null: the field has a value when absent, so it is never null."""
+    return prop.get("default") is not None
 
 
 def _nullable(prop: JsonSchema) -> JsonSchema:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
 from caesar_core.errors import CaesarError, ExitCode
@@ -92,6 +92,16 @@ def _checker(kind: DocumentKind) -> AfterValidator:
     return AfterValidator(check)
 
 
-TaskProtocol = Annotated[str, _checker(DocumentKind.TASK)]
-ReportProtocol = Annotated[str, _checker(DocumentKind.REPORT)]
-EventProtocol = Annotated[str, _checker(DocumentKind.EVENT)]
+def _published(kind: DocumentKind) -> Any:
+    """What the published schema says of ``protocol``: exactly the versions read (``const``
+    for one), so a schema never accepts a document its reader refuses."""
+    supported = SUPPORTED[kind]
+    pinned: dict[str, Any] = (
+        {"const": supported[0]} if len(supported) == 1 else {"enum": list(supported)}
+    )
+    return Field(json_schema_extra=pinned)
+
+
+TaskProtocol = Annotated[str, _checker(DocumentKind.TASK), _published(DocumentKind.TASK)]
+ReportProtocol = Annotated[str, _checker(DocumentKind.REPORT), _published(DocumentKind.REPORT)]
+EventProtocol = Annotated[str, _checker(DocumentKind.EVENT), _published(DocumentKind.EVENT)]

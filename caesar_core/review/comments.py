@@ -27,12 +27,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, Field, ValidationError
+from pydantic import AwareDatetime, Field
 
 from caesar_core import reclaim, safefs
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.humanize import clip
 from caesar_core.protocol._base import ProtocolModel
+from caesar_core.protocol.parse import problem_text
 from caesar_core.protocol.task import FollowUpComment
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
@@ -190,8 +191,8 @@ def _read(task_dir: Path) -> tuple[list[Comment], str | None]:
         return [], f"{COMMENTS_FILE} cannot be read: {error}"
     try:
         return CommentsFile.model_validate(safefs.loads(raw)).comments, None
-    except (ValueError, ValidationError) as error:
-        detail = clip(" ".join(str(error).split()), 200)
+    except ValueError as error:  # ValidationError too: named by its field, on one line
+        detail = clip(problem_text(error), 200)
         return [], f"{COMMENTS_FILE} is not a comments file ({detail})"
 
 

@@ -99,7 +99,7 @@ def decide(
     if not allowed:
         raise DelegationError(
             f"agent {adapter.id} is not allowed by the policy: {why}",
-            f"change [policy] allowed/denied ({loaded.source_of('policy.denied')})",
+            _policy_remedy(adapter.id, why, loaded),
         )
     if resolve_binary(adapter.bin) is None:
         raise DelegationError(
@@ -108,9 +108,10 @@ def decide(
         )
 
     depth = _inherited_depth(env) + 1
-    if depth > config.policy.max_depth:
+    if depth >= config.policy.max_depth:
         raise DelegationError(
-            f"delegation depth {depth} exceeds policy.max_depth = {config.policy.max_depth}",
+            f"delegation depth {depth} reaches policy.max_depth = {config.policy.max_depth} "
+            "(a task's depth must be below it)",
             f"do the work yourself, or raise max_depth ({loaded.source_of('policy.max_depth')})",
         )
     parent = env.get(ENV_TASK_ID)
@@ -330,3 +331,12 @@ def _model(
 
 def _system_prompt(role: Role | None, root: Path) -> str:
     return "" if role is None else role.read_system_prompt(root)
+
+
+def _policy_remedy(agent_id: str, why: str, loaded: LoadedConfig) -> str:
+    """Where to change the rule that refused ``agent_id``: the key that decided, in its file."""
+    if "allow_recursion" in why:
+        key = "policy.allow_recursion"
+        return f"set [policy] allow_recursion = true ({loaded.source_of(key)})"
+    key = "policy.denied" if "denied" in why else "policy.allowed"
+    return f"change [policy] allowed/denied ({loaded.source_of(key)})"

@@ -98,4 +98,11 @@ def conclude_abandoned(store: TaskStore, record: TaskRecord, *, now: datetime) -
 
 
 def _reason(error: Exception) -> str:
-    return error.reason if isinstance(error, CaesarError) else f"{type(error).__name__}: {error}"
+    """One line naming what is wrong, never pydantic's multi-line report."""
+    from pydantic import ValidationError
+
+    from caesar_core.protocol.parse import problem_text
+
+    if isinstance(error, CaesarError | ValidationError):
+        return problem_text(error)
+    return f"{type(error).__name__}: {error}"

@@ -21,8 +21,8 @@ from caesar_core.protocol.mailbox import (
     QUESTION_ADAPTER,
     MailboxAnswer,
     MailboxQuestion,
+    read_mailbox_file,
 )
-from caesar_core.protocol.parse import parse
 from caesar_core.protocol.taskdir import TaskPaths, UnsafeTaskFileError
 from caesar_core.store.ids import check_name
 
@@ -69,9 +69,11 @@ def ask(
 
 
 def read_question(paths: TaskPaths, question_id: str) -> MailboxQuestion | None:
+    """The question, None when there is none; ``MailboxFileError`` (naming the file and the
+    field) when the file holds no question."""
     name = check_name(question_id, "question id")
     try:
-        return parse(QUESTION_ADAPTER, safefs.read_bytes(paths.root, f"{QUESTIONS}/{name}.json"))
+        return _question(paths, f"{name}.json")
     except FileNotFoundError:
         return None
 
@@ -79,9 +81,17 @@ def read_question(paths: TaskPaths, question_id: str) -> MailboxQuestion | None:
 def read_answer(paths: TaskPaths, question_id: str) -> MailboxAnswer | None:
     name = check_name(question_id, "question id")
     try:
-        return parse(ANSWER_ADAPTER, safefs.read_bytes(paths.root, f"{ANSWERS}/{name}.json"))
+        return read_mailbox_file(
+            paths.root, f"{ANSWERS}/{name}.json", ANSWER_ADAPTER, "answered_at"
+        )
     except FileNotFoundError:
         return None
+
+
+def _question(paths: TaskPaths, file_name: str) -> MailboxQuestion:
+    """Read liberally: an agent's hand-written ``{id, question, options}`` was asked when its
+    file was written."""
+    return read_mailbox_file(paths.root, f"{QUESTIONS}/{file_name}", QUESTION_ADAPTER, "asked_at")
 
 
 def questions(paths: TaskPaths) -> list[tuple[MailboxQuestion, MailboxAnswer | None]]:
@@ -99,7 +109,7 @@ def questions(paths: TaskPaths) -> list[tuple[MailboxQuestion, MailboxAnswer | N
         if not regular or name.startswith(".") or not name.endswith(".json"):
             continue
         try:
-            asked = parse(QUESTION_ADAPTER, safefs.read_bytes(paths.root, f"{QUESTIONS}/{name}"))
+            asked = _question(paths, name)
             found.append((asked, read_answer(paths, asked.id)))
         except (OSError, ValueError, CaesarError):
             continue
@@ -122,10 +132,7 @@ def answer(
     """Answer a pending question; refuses an unknown or already answered one, and a mailbox
     the agent replaced (``UnsafeTaskFileError``)."""
     try:
-        try:
-            asked = read_question(paths, question_id)
-        except ValueError:
-            asked = None  # a file the agent wrote that is no question
+        asked = read_question(paths, question_id)  # a file that is no question: refused by name
         if asked is None:
             raise UnknownQuestionError(question_id)
         reply = MailboxAnswer(

@@ -30,6 +30,7 @@ from caesar_core.layout import APPROVAL_ANSWERS_DIR
 from caesar_core.protocol.approvals import Approval, ApprovalAnswer
 from caesar_core.protocol.event import Event
 from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
+from caesar_core.protocol.parse import problem_text
 from caesar_core.runner.sweep import sweep_one
 from caesar_core.store import mailbox
 from caesar_core.store.approvals import APPROVALS_DIR
@@ -305,4 +306,5 @@ class ProjectMonitor:
 
 
 def _reason(error: Exception) -> str:
-    return error.reason if isinstance(error, CaesarError) else f"{type(error).__name__}: {error}"
+    """One line; a document's validation error names its field (never pydantic's report)."""
+    return problem_text(error)

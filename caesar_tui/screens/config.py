@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
+from caesar_core.agents.describe import short_capabilities
 from caesar_core.config import Layer
 from caesar_core.configure import Change, Editor, toml_value
 from caesar_core.terminal import safe_text
@@ -48,21 +49,6 @@ COLUMNS = {
 def _cell(value: object) -> Text:
     """A cell as plain text: no markup read, control characters made visible."""
     return Text(safe_text(str(value)))
-
-
-_CAN = {
-    "json_events": "events",
-    "output_schema": "schema",
-    "native_read_only": "read-only",
-    "model": "model",
-    "resume": "resume",
-}
-
-
-def _can(caps: dict[str, object]) -> str:
-    """What an agent can do, in the words of ``caesar agents list``."""
-    shown = [word for key, word in _CAN.items() if caps.get(key)]
-    return " ".join([*shown, f"net:{caps.get('network')}"])
 
 
 class ConfigScreen(WorkerFailures, Screen[None]):
@@ -147,7 +133,7 @@ class ConfigScreen(WorkerFailures, Screen[None]):
                         row["id"],
                         (row["version"] or "yes") if row["installed"] else "no",
                         "yes" if row["allowed"] else "denied",
-                        _can(row["capabilities"]),
+                        short_capabilities(row["capabilities"]),
                         row["model"] or "-",
                         row["source"],
                     ],

@@ -23,7 +23,7 @@ PROJECT = """\
 max_parallel = 3  # the CI box
 # denied = []
 """
-GLOBAL = '[policy]\nmax_depth = 1\n\n[[agent]]\nid = "jq"\nbin = "/usr/bin/jq"\n'
+GLOBAL = '[policy]\nmax_depth = 5\n\n[[agent]]\nid = "jq"\nbin = "/usr/bin/jq"\n'
 LOCAL = '# mine\n[models]\nclaude = "opus"\n'
 
 
@@ -178,7 +178,7 @@ def test_removing_what_the_layer_does_not_declare_names_the_layer_that_does(
     removed = project.json("agents", "remove", "jq", "--global")
     assert removed["written"] is True
     assert "jq" not in {agent.id for agent in project.effective().agents}
-    assert project.path("global").read_text() == "[policy]\nmax_depth = 1\n"
+    assert project.path("global").read_text() == "[policy]\nmax_depth = 5\n"
 
 
 def test_a_more_specific_layer_that_would_win_is_named(project: Project) -> None:
@@ -194,7 +194,7 @@ def test_a_more_specific_layer_that_would_win_is_named(project: Project) -> None
 
 
 def test_allow_undenies_and_warns_when_it_narrows_the_list(project: Project) -> None:
-    project.write("global", GLOBAL.replace("max_depth = 1", 'max_depth = 1\ndenied = ["demo"]'))
+    project.write("global", GLOBAL.replace("max_depth = 5", 'max_depth = 5\ndenied = ["demo"]'))
     done = project.json("policy", "allow", "demo")
     assert done["allowed"] == ["demo"]
     notes = " ".join(done["notes"])

@@ -111,3 +111,44 @@ def test_json_output_for_scripts(documents: Path) -> None:
 def test_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     result = caesar("protocol", "validate", str(tmp_path / "nope.json"))
     assert result.returncode == 2
+
+
+def test_a_pretty_printed_document_under_any_name_is_known_by_its_protocol(
+    documents: Path,
+) -> None:
+    task = json.loads((documents / "task.json").read_text())
+    (documents / "01_task.json").write_text(json.dumps(task, indent=2))
+    report = {"protocol": "caesar.report/v1", "status": "partial", "summary": "half"}
+    (documents / "answer.txt").write_text(json.dumps(report, indent=4) + "\n")
+    (documents / "stream.log").write_bytes((documents / "events.jsonl").read_bytes())
+    result = caesar(
+        "protocol",
+        "validate",
+        str(documents / "01_task.json"),
+        str(documents / "answer.txt"),
+        str(documents / "stream.log"),
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("01_task.json: valid task (1 document)")
+    assert lines[1].endswith("answer.txt: valid report (1 document)")
+    assert lines[2].endswith("stream.log: valid event (4 lines)")
+
+
+def test_a_broken_document_is_still_named_by_its_protocol(documents: Path) -> None:
+    broken = documents / "02_report.json"
+    broken.write_text('{\n  "protocol": "caesar.report/v1",\n  "status": "success",\n')
+    result = caesar("protocol", "validate", "--json", str(broken))
+    assert result.returncode == 1
+    verdict = json.loads(result.stdout)
+    assert verdict["document"] == "report"
+    assert verdict["problems"][0]["message"].startswith("not JSON")
+
+
+def test_a_report_in_a_file_named_like_a_task_is_a_report(documents: Path) -> None:
+    (documents / "task.json").write_text(
+        json.dumps({"protocol": "caesar.report/v1", "status": "success", "summary": "s"}, indent=2)
+    )
+    result = caesar("protocol", "validate", str(documents / "task.json"))
+    assert result.returncode == 0, result.stderr
+    assert "valid report" in result.stdout

@@ -71,7 +71,7 @@ WRONG = [
     ('[policy]\ndenied = "codex"', 'policy.denied: expected an array, got string "codex"'),
     ("policy = 3", "policy: expected a table, got integer 3"),
     ("worktree = []", "worktree: expected a table, got array []"),
-    ("[policy]\nmax_depth = 0", "policy.max_depth: must be greater than or equal to 1, got 0"),
+    ("[policy]\nmax_depth = -1", "policy.max_depth: must be greater than or equal to 0, got -1"),
     (
         '[policy]\ndefault_mode = "writ"',
         "policy.default_mode: must be 'read-only' or 'write', got \"writ\"",

@@ -33,7 +33,7 @@ def test_no_file_at_all_gives_the_defaults(layers: Layers) -> None:
     assert loaded.layers == []
     policy = loaded.config.policy
     assert (policy.allowed, policy.denied) == ([], [])
-    assert (policy.max_parallel, policy.max_depth) == (4, 2)
+    assert (policy.max_parallel, policy.max_depth) == (4, 3)
     assert policy.default_mode is Mode.WRITE
     assert (policy.default_isolation, policy.default_network) == ("auto", "auto")
     assert policy.default_timeout == Duration(600_000)

@@ -53,9 +53,9 @@ def test_a_table_value_is_located_in_the_layer_that_set_it(layers: Layers) -> No
     layers.write("global", "[policy]\nmax_depth = 3\n")
     local = layers.write("local", "[policy]\n\nmax_depth = 4\n")
     merged, sources, read = merge(layers)
-    merged["policy"]["max_depth"] = 0
+    merged["policy"]["max_depth"] = -1
     assert problems(merged, sources, read) == [
-        f"{local}:3:1: policy.max_depth: must be greater than or equal to 1, got 0"
+        f"{local}:3:1: policy.max_depth: must be greater than or equal to 0, got -1"
     ]
 
 

@@ -552,3 +552,72 @@ def test_a_record_older_than_finished_seq_takes_the_last_finished() -> None:
     assert fold.snapshot(s.at).finished is None
     fold.trust_any()  # TaskRecord.legacy_ending: that caesar's readers took the last one
     assert fold.snapshot(s.at).headline == "success: done"
+
+
+# -- edge streams where the reference implementation folds otherwise ----------------------
+
+
+def test_a_finished_event_closes_the_calls_still_open() -> None:
+    """Its ending is the task's last word: nothing runs after it. A call whose end never came
+    is closed failed at the ending, as a stream that ends mid-call is."""
+    s = Stream()
+    s.tool("shell", STARTED, id="c1", summary="pytest")
+    s.tool("shell", STARTED, id="c2", summary="sleep 99")
+    s.tool("shell", OK, id="c1")
+    s(FinishedEvent, status=ReportStatus.SUCCESS, summary="done")
+    a = s.snapshot(after=5)
+    assert a.running == ()
+    assert a.status is ActivityStatus.FINISHED
+    cut = a.recent[-1]
+    assert (cut.id, cut.status, cut.running) == ("c2", FAILED, False)
+    assert cut.ended_at == s.at and cut.duration == timedelta(seconds=2)
+    assert (a.calls_total, a.calls_failed) == (2, 1)
+
+
+def test_a_call_that_ends_after_the_finished_event_keeps_its_own_end() -> None:
+    s = Stream()
+    s.tool("shell", STARTED, id="c1", summary="make")
+    s(FinishedEvent, status=ReportStatus.SUCCESS)
+    s.tool("shell", OK, id="c1")
+    a = s.snapshot()
+    assert a.running == () and a.recent[-1].status is OK and a.calls_failed == 0
+
+
+def test_only_the_ending_caesar_names_closes_the_calls() -> None:
+    """An agent's own ``finished`` line ends nothing: its calls still run."""
+    s = Stream()
+    s.tool("shell", STARTED, id="c1", summary="make")
+    s(FinishedEvent, status=ReportStatus.SUCCESS, summary="I am done, trust me")
+    fold = s.fold()
+    fold.trust_finished(None)
+    assert [call.id for call in fold.snapshot(s.at).running] == ["c1"]
+    s(FinishedEvent, status=ReportStatus.FAILED, summary="caesar's")
+    fold.apply(s.events[-1])
+    fold.trust_finished(s.events[-1].seq)
+    a = fold.snapshot(s.at)
+    assert a.running == () and a.recent[-1].status is FAILED
+
+
+def test_the_same_start_id_twice_is_one_call() -> None:
+    """A start repeated under an open id (codex repeats it in ``item.updated``) is the same
+    call: it ends with its one end, and never lingers as a second running call."""
+    s = Stream()
+    s.tool("shell", STARTED, id="item_1", summary="pnpm test")
+    s.tool("shell", STARTED, id="item_1", summary="pnpm test")
+    assert len(s.snapshot().running) == 1
+    s.tool("shell", OK, id="item_1", summary="pnpm test")
+    a = s.snapshot()
+    assert (a.running, a.calls_total) == ((), 1)
+    assert a.recent[0].started_at == T0  # the first start, not the repeat
+
+
+def test_a_dropped_call_that_ends_is_no_longer_lost() -> None:
+    s = Stream()
+    for i in range(MAX_OPEN_CALLS + 2):
+        s.tool("shell", STARTED, id=f"c{i}", summary=str(i))
+    assert s.snapshot().calls_lost == 2
+    s.tool("shell", OK, id="c0", summary="0")
+    a = s.snapshot()
+    assert a.calls_lost == 1
+    assert (a.recent[-1].id, a.recent[-1].paired) == ("c0", False)
+    assert len(a.running) == MAX_OPEN_CALLS

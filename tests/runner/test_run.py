@@ -138,7 +138,7 @@ def test_depth_and_parent_come_from_the_environment(repo: Path) -> None:
     record = TaskStore(repo).get(child["task_id"])
     assert record.depth == 2 and record.parent_id == parent["task_id"]
     refused = caesar(repo, "run", "x", "--agent", "demo", env={"CAESAR_DEPTH": "2"})
-    assert refused.returncode == 2 and "max_depth" in refused.stderr
+    assert refused.returncode == 2 and "max_depth = 3" in refused.stderr
 
 
 def test_delegate_builds_a_tree_of_depth_two(repo: Path) -> None:

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from datetime import timedelta
 
 import pytest
 
+from caesar_core.protocol.mailbox import MailboxFileError
+from caesar_core.protocol.taskdir import TaskPaths
 from caesar_core.store import (
     AlreadyAnsweredError,
     TaskStore,
@@ -84,3 +87,57 @@ def test_racing_answers_have_exactly_one_winner(store: TaskStore) -> None:
     ]
     outcomes = sorted(p.communicate(timeout=60)[0].strip() for p in procs)
     assert outcomes == ["lost", "lost", "lost", "won"]
+
+
+# -- questions an agent writes by hand (the spec names the file, not its fields) ---------
+
+
+def hand_written(paths: TaskPaths, name: str, body: str, mtime: float | None = None) -> None:
+    paths.questions.mkdir(exist_ok=True)
+    path = paths.questions / name
+    path.write_text(body)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+
+
+def test_a_hand_written_question_is_asked_when_its_file_was_written(store: TaskStore) -> None:
+    paths = store.create(make_record())
+    hand_written(
+        paths,
+        "q1.json",
+        '{"id": "q1", "question": "Which?", "options": ["a", "b"]}',
+        mtime=T0.timestamp(),
+    )
+    (pending,) = pending_questions(paths)
+    assert (pending.id, pending.question, pending.options) == ("q1", "Which?", ["a", "b"])
+    assert pending.asked_at == T0
+    reply = answer(paths, "q1", "a", by="cli")
+    assert reply.answer == "a" and pending_questions(paths) == []
+
+
+def test_a_question_without_id_takes_its_file_name(store: TaskStore) -> None:
+    paths = store.create(make_record())
+    hand_written(paths, "pick.json", '{"question": "Pick one"}')
+    assert [q.id for q in pending_questions(paths)] == ["pick"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ('{"id": "q1", "question": ""}', "question: String should have at least 1 character"),
+        ('{"id": "q1", "question": "ok", "options": "yes"}', "options: Input should be"),
+        ('{"id": "q2", "question": "ok"}', "id: 'q2' is not the file's name (q1.json)"),
+        ("{nope", "not JSON"),
+    ],
+)
+def test_answering_a_broken_question_names_the_file_and_the_field(
+    store: TaskStore, body: str, field: str
+) -> None:
+    paths = store.create(make_record())
+    hand_written(paths, "q1.json", body)
+    with pytest.raises(MailboxFileError) as caught:
+        answer(paths, "q1", "yes")
+    reason = caught.value.reason
+    assert reason.startswith(f"{paths.questions / 'q1.json'}: ") and field in reason
+    assert "\n" not in reason and "pydantic" not in reason
+    assert not paths.answers.exists()

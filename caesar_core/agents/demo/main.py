@@ -12,6 +12,7 @@ from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
 from caesar_core.fs import atomic_write, dump_json
 from caesar_core.protocol.documents import read_task
+from caesar_core.protocol.parse import problem_text
 from caesar_core.protocol.taskdir import (
     ENV_EVENTS_PATH,
     ENV_REPORT_PATH,
@@ -33,7 +34,7 @@ def main() -> int:
     try:
         task = read_task(task_file)
     except (OSError, ValueError, CaesarError) as error:
-        reason = error.reason if isinstance(error, CaesarError) else str(error)
+        reason = problem_text(error)
         print(f"demo agent: cannot read the task {task_file}: {reason}", file=sys.stderr)
         return 2
     options = options_of(task)
