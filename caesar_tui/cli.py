@@ -54,3 +54,28 @@ def watch(
         root, only=task_ids, poll=poll, notify=settings.notify and not no_notify, keys=settings.keys
     )
     app.run()
+
+
+@click.command("config")
+@project_options
+def config(root: Path, as_json: bool) -> None:
+    """Browse and edit the configuration: agents, roles and the policy, each value with the
+    layer it came from; each edit checked whole before it is written to the chosen layer.
+    With --json or a stdout that is not a terminal: what it shows, printed once."""
+    from caesar_core.errors import ExitCode
+    from caesar_tui.config_data import read_settings, settings_json, settings_text
+
+    if as_json or not sys.stdout.isatty():
+        settings = read_settings(root)
+        if as_json:
+            from caesar_core.cli.common import emit_json
+
+            emit_json(settings_json(settings))
+        else:
+            click.echo(settings_text(settings), nl=False)
+        if settings.problem is not None:
+            raise SystemExit(int(ExitCode.USAGE))
+        return
+    from caesar_tui.config_app import ConfigApp
+
+    ConfigApp(root).run()

@@ -20,7 +20,7 @@ PLUGIN_GROUP = "caesar.commands"
 caesar_core ever importing the TUI."""
 
 COMMANDS: dict[str, str] = {
-    "agents": "caesar_core.cli.setup:agents",
+    "agents": "caesar_core.cli.agents:agents",
     "answer": "caesar_core.cli.tasks:answer",
     "apply": "caesar_core.cli.review:apply",
     "approve": "caesar_core.cli.approve:approve",
@@ -39,9 +39,11 @@ COMMANDS: dict[str, str] = {
     "init": "caesar_core.cli.setup:init",
     "logs": "caesar_core.cli.tasks:logs",
     "mcp": "caesar_core.cli.mcp:mcp",
+    "policy": "caesar_core.cli.policy:policy",
     "protocol": "caesar_core.cli.protocol:protocol",
     "ps": "caesar_core.cli.tasks:ps",
     "reject": "caesar_core.cli.review:reject",
+    "role": "caesar_core.cli.role:role",
     "run": "caesar_core.cli.tasks:run",
 }
 """Every built-in command by name, as ``module:attribute``: a command's module (and what it

@@ -95,14 +95,21 @@ class LoadedConfig:
         return DEFAULT_SOURCE
 
 
-def load_config(root: Path | None, *, config_home: Path | None = None) -> LoadedConfig:
+def load_config(
+    root: Path | None,
+    *,
+    config_home: Path | None = None,
+    texts: Mapping[Path, str] | None = None,
+) -> LoadedConfig:
     """Read the global layer, and the project and local layers when ``root`` is given.
 
     Missing files are fine (defaults apply); anything else wrong raises :class:`ConfigError`
-    located in the file where it was written.
+    located in the file where it was written. ``texts``: a layer's file read from this text
+    instead of the disk (an edit checked whole before it is written, ``config.edit``).
     """
     paths = [layer_path(root, layer, config_home) for layer in LAYERS if root or layer == "global"]
-    read = [layer for layer in (_read(path) for path in paths) if layer is not None]
+    replaced = texts or {}
+    read = [layer for layer in (_read(path, replaced.get(path)) for path in paths) if layer]
     for layer in read:
         _validate_layer(layer)
     merged: dict[str, Any] = {"role": [dict(role) for role in BUILTIN_ROLES]}
@@ -141,14 +148,15 @@ _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _TOML_AT_END = re.compile(r"\s*\(at end of document\)$")
 
 
-def _read(path: Path) -> _Layer | None:
+def _read(path: Path, text: str | None = None) -> _Layer | None:
     """The layer's text and data, None when the file does not exist.
 
     A link to nothing is refused rather than read as "no configuration"; a UTF-8 byte order
     mark is skipped; nesting deeper than ``MAX_TOML_DEPTH`` is refused before parsing.
+    ``text``: what the file would hold, read instead of it.
     """
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes() if text is None else text.encode()
     except (FileNotFoundError, NotADirectoryError):
         if path.is_symlink():
             raise ConfigError(
