@@ -16,6 +16,7 @@ from caesar_core.cli.demo import demo
 from caesar_core.cli.hooks import hooks
 from caesar_core.cli.mcp import channel, mcp
 from caesar_core.cli.protocol import protocol
+from caesar_core.cli.remote import remote
 from caesar_core.cli.review import apply, diff, discard, gc, reject
 from caesar_core.cli.setup import agents, doctor, init
 from caesar_core.cli.tasks import answer, cancel, logs, ps, run
@@ -77,6 +78,7 @@ cli.add_command(check)
 cli.add_command(comment)
 cli.add_command(comments)
 cli.add_command(hooks)
+cli.add_command(remote)
 
 
 @cli.command(

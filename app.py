@@ -1,0 +1,4 @@
+changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
