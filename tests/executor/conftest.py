@@ -119,6 +119,7 @@ class Cluster:
 
 def cluster_env() -> dict[str, str]:
     env = caesar_env()
+    env.pop("CAESAR_DEMO_DELAY", None)  # the demo agent's pace is each task's own
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[2]), env.get("PYTHONPATH", "")])
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     return env
