@@ -2,3 +2,7 @@ changed on a worker
 changed on a worker
 changed on a worker
 changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker

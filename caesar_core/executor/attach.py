@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,14 +75,21 @@ def ensure_shepherd(store: TaskStore, record: TaskRecord) -> bool:
 
     log = log_path(store, record.id)
     log.parent.mkdir(parents=True, exist_ok=True)
+    argv = [*caesar_command(), "remote", "shepherd", record.id, "--root", str(store.root)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAESAR_TASK")}
+    setsid = shutil.which("setsid")
     with open(log, "ab") as out:
-        subprocess.Popen(
-            [*caesar_command(), "remote", "shepherd", record.id, "--root", str(store.root)],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=out,
-            start_new_session=True,
-            close_fds=True,
-            env={k: v for k, v in os.environ.items() if not k.startswith("CAESAR_TASK")},
-        )
+        if setsid is not None:
+            # setsid forks and returns at once: the shepherd is nobody's child here (no
+            # zombie in a long-lived caller such as `caesar watch`).
+            subprocess.run(
+                [setsid, "-f", *argv], stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                env=env, check=False, timeout=30,
+            )  # fmt: skip
+        else:
+            child = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
+                start_new_session=True, close_fds=True,
+            )  # fmt: skip
+            threading.Thread(target=child.wait, daemon=True).start()
     return True

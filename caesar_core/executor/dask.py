@@ -106,8 +106,9 @@ class DaskExecutor(Executor):
             base=base,
             start=base,
         )
+        atomic_write(job_path(self.store, task_id), job.model_dump_json().encode())
         self.store.create(record)
-        self._hand_over(job, record)
+        ensure_shepherd(self.store, record)
         return task_id
 
     def _start_followup(
@@ -166,19 +167,15 @@ class DaskExecutor(Executor):
                 comments=list(continuing.comments),
             ),
         )
+        atomic_write(job_path(self.store, task_id), job.model_dump_json().encode())
         claim(self.store, continues, task_id)
         try:
-            self.store.create(record)
+            self.store.create(record.model_copy(update={"turn_base": turn_base(record)}))
         except BaseException:
             release(self.store, continues, task_id)
             raise
-        self.store.set(task_id, turn_base=turn_base(record))
-        self._hand_over(job, record)
+        ensure_shepherd(self.store, self.store.get(task_id))
         return task_id
-
-    def _hand_over(self, job: Job, record: TaskRecord) -> None:
-        atomic_write(job_path(self.store, job.task_id), job.model_dump_json().encode())
-        ensure_shepherd(self.store, record)
 
     def wait(self, task_id: str, *, interrupted: Callable[[], bool] = lambda: False) -> Outcome:
         """Until the shepherd has settled the task (its result landed here, or it concluded

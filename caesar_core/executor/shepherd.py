@@ -71,7 +71,13 @@ def shepherd(root: Path, task_id: str) -> int:
         if record.executor is None or record.executor.settled:
             return 0
         store.set(task_id, orchestrator_pid=os.getpid(), orchestrator_host=socket.gethostname())
-        Shepherd(store, task_id).run()
+        try:
+            follower = Shepherd(store, task_id)
+        except (OSError, ValueError) as error:
+            why = f"its job ({job_path(store, task_id)}) cannot be read: {error}"
+            landing.conclude_lost(store, task_id, why, title="No job")
+            return 1
+        follower.run()
     return 0
 
 
