@@ -165,7 +165,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 @pytest.fixture
 def project(cluster: Cluster, request: pytest.FixtureRequest) -> Path:
     """A client's repository, where the workers cannot see it (when isolated)."""
-    root = cluster.clients / request.node.name[:60]
+    root: Path = cluster.clients / str(request.node.name)[:60]
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "README.md").write_text("# project\n")
