@@ -6,3 +6,11 @@ changed on a worker
 changed on a worker
 changed on a worker
 changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
