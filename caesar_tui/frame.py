@@ -53,7 +53,8 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         lines.append(
             f"{'  ' * level}{mark} {record.id}  {safe_text(record.role or record.agent):<10} "
             f"{age((now - record.created_at).total_seconds()):>4}  "
-            f"{f'turn {record.turn} ' if record.chained else ''}{headline}{stalled}"
+            f"{f'turn {record.turn} ' if record.chained else ''}"
+            f"{f'{record.executor.label} ' if record.executor else ''}{headline}{stalled}"
         )
     for view in views.values():
         for held in view.approvals if view.needs_input else ():

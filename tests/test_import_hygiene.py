@@ -148,3 +148,16 @@ def test_protocol_commands_load_neither_the_screen_nor_heavy_machinery() -> None
     )
     assert "caesar_core" in loaded
     assert not loaded & set(SCREEN + HEAVY)
+
+
+def test_plain_commands_load_no_dask() -> None:
+    """Only a task on a cluster (``--on``, its shepherd, ``doctor --on``) loads ``distributed``:
+    listing, cancelling or answering tasks, remote ones included, does not."""
+    loaded = loaded_after(
+        "import caesar_core.cli.main, caesar_core.cli.tasks, caesar_core.cli.remote\n"
+        "import caesar_core.executor.base, caesar_core.executor.dask\n"
+        "import caesar_core.executor.landing, caesar_core.runner.sweep\n"
+        "import caesar_core.runner.control\n"
+    )
+    assert "caesar_core" in loaded
+    assert not loaded & {"distributed", "dask"}

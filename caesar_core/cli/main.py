@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "protocol": "caesar_core.cli.protocol:protocol",
     "ps": "caesar_core.cli.tasks:ps",
     "reject": "caesar_core.cli.review:reject",
+    "remote": "caesar_core.cli.remote:remote",
     "role": "caesar_core.cli.role:role",
     "run": "caesar_core.cli.tasks:run",
 }

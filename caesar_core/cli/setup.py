@@ -146,12 +146,24 @@ def _say_assets(planned: Plan) -> None:
 
 @click.command()
 @click.option("--verbose", "-v", is_flag=True, help="Each agent's path and capabilities.")
+@click.option(
+    "--on",
+    "on",
+    metavar="ADDRESS",
+    help="Check a Dask cluster instead (tcp://HOST:PORT): its workers, slots and agents.",
+)
 @project_options
-def doctor(verbose: bool, root: Path, as_json: bool) -> None:
+def doctor(verbose: bool, on: str | None, root: Path, as_json: bool) -> None:
     """Check the project: configuration, git, the store, and every agent."""
     from caesar_core.agents.describe import agent_rows, spelled_capabilities
     from caesar_core.config import load_config
     from caesar_core.git import find_repository, head_commit
+
+    if on is not None and on != "local":
+        from caesar_core.cli.remote import doctor_on
+
+        doctor_on(root, on, as_json)
+        return
 
     checks: list[dict[str, Any]] = []
 

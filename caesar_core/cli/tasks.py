@@ -17,9 +17,11 @@ from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
 
 if TYPE_CHECKING:
     from caesar_core.events import EventTail
+    from caesar_core.executor.dask import DaskExecutor
     from caesar_core.protocol.event import FinishedEvent
+    from caesar_core.runner.delegation import Request
     from caesar_core.runner.engine import Outcome, Prepared, Runner, StartFailed
-    from caesar_core.store import TaskRecord
+    from caesar_core.store import TaskRecord, TaskStore
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -34,6 +36,13 @@ if TYPE_CHECKING:
 @click.option("--model", help="The model the agent should use, when it can be told.")
 @click.option("--context", help="Context for the agent: text, or @FILE to read it from a file.")
 @click.option("--channel", is_flag=True, help="Offer the agent the MCP return channel.")
+@click.option(
+    "--on",
+    "on",
+    metavar="ADDRESS",
+    help="Run it on a Dask cluster (tcp://HOST:PORT of its scheduler), or `local` to run it "
+    "here whatever [executor] address says.",
+)
 @project_options
 def run(
     objective: str,
@@ -47,6 +56,7 @@ def run(
     model: str | None,
     context: str | None,
     channel: bool,
+    on: str | None,
     root: Path,
     as_json: bool,
 ) -> None:
@@ -81,8 +91,13 @@ def run(
         channel=channel,
         extra_args=extra,
     )
-    runner = Runner(root, load_config(root))
+    loaded = load_config(root)
     workspace = _workspace(root)
+    address = executor_address(on, loaded.config.executor.address)
+    if address is not None:
+        run_remote(root, address, request, workspace, as_json)
+        return
+    runner = Runner(root, loaded)
     try:
         prepared = runner.prepare(request, workspace)
     except StartFailed as failed:
@@ -93,6 +108,20 @@ def run(
             f"  {prepared.plan.isolation.value}  {prepared.plan.mode.value}"
         )
     follow_to_outcome(runner, prepared, as_json)
+
+
+def executor_address(on: str | None, configured: str | None) -> str | None:
+    """The scheduler a task is sent to: ``--on``, else ``[executor] address``; None (and
+    ``--on local``): this machine."""
+    chosen = on or configured
+    if chosen is None or chosen == "local":
+        return None
+    if "://" not in chosen:
+        raise click.BadParameter(
+            f"{chosen!r} is not a scheduler address (tcp://HOST:PORT) nor `local`",
+            param_hint="--on",
+        )
+    return chosen
 
 
 def start_failed(failed: StartFailed, as_json: bool) -> NoReturn:
@@ -112,7 +141,12 @@ def follow_to_outcome(runner: Runner, prepared: Prepared, as_json: bool) -> None
     if not as_json:
         for finding in prepared.findings:
             click.echo(safe_text(f"  note: {finding.title}: {finding.detail}"))
-    outcome = execute_live(runner, prepared, as_json)
+    conclude_outcome(execute_live(runner, prepared, as_json), as_json)
+
+
+def conclude_outcome(outcome: Outcome, as_json: bool) -> None:
+    """The outcome shown; exit 0 only when the agent's process succeeded and its report says
+    success."""
     ok = outcome.record.status.value == "succeeded" and outcome.report.status.value == "success"
     if as_json:
         emit_json(outcome_json(outcome))
@@ -154,11 +188,68 @@ def execute_live(runner: Runner, prepared: Prepared, as_json: bool) -> Outcome:
         if as_json:
             finished.wait()
         else:
-            _follow_until(runner, prepared, finished)
+            follow_events(runner.store, prepared.task.id, finished)
     except KeyboardInterrupt:
         interrupted.set()
         if not as_json:
             click.echo("\ninterrupted: stopping the agent…", err=True)
+        finished.wait()
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    outcome: Outcome = result["outcome"]
+    return outcome
+
+
+def run_remote(
+    root: Path,
+    address: str,
+    request: Request,
+    workspace: Path,
+    as_json: bool,
+    *,
+    continues: str | None = None,
+    message: str = "",
+) -> None:
+    """Hand the task to the cluster, print its events as they come back, then its outcome."""
+    from caesar_core.executor.dask import DaskExecutor
+    from caesar_core.store import TaskStore
+
+    executor = DaskExecutor(TaskStore(root), address)
+    task_id = executor.start(request, workspace, continues=continues, message=message)
+    if not as_json:
+        record = executor.store.get(task_id)
+        turn = f"  turn {record.turn} of {record.chain}" if record.continues else ""
+        click.echo(f"task {task_id}  {record.agent}{turn}  worktree  on {address}")
+    conclude_outcome(wait_live(executor, task_id, as_json), as_json)
+
+
+def wait_live(executor: DaskExecutor, task_id: str, as_json: bool) -> Outcome:
+    """The remote task's events as they land here, until its result has landed; Ctrl-C
+    cancels it (on its worker) and still waits for its conclusion."""
+    interrupted = threading.Event()
+    finished = threading.Event()
+    result: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            result["outcome"] = executor.wait(task_id, interrupted=interrupted.is_set)
+        except BaseException as error:  # reported on the main thread
+            result["error"] = error
+        finally:
+            finished.set()
+
+    worker = threading.Thread(target=work, name=f"caesar-remote-{task_id}")
+    worker.start()
+    try:
+        if as_json:
+            finished.wait()
+        else:
+            follow_events(executor.store, task_id, finished)
+    except KeyboardInterrupt:
+        interrupted.set()
+        if not as_json:
+            click.echo("\ninterrupted: cancelling the task on its worker…", err=True)
         finished.wait()
     worker.join()
     if "error" in result:
@@ -187,15 +278,17 @@ def _workspace(root: Path) -> Path:
     return here if here == root or root in here.parents else root
 
 
-def _follow_until(runner: Runner, prepared: Prepared, done: threading.Event) -> None:
+def follow_events(store: TaskStore, task_id: str, done: threading.Event) -> None:
+    """Print the task's events as they land until ``done``, then its ending."""
     from watchfiles import watch
 
     from caesar_core.events import EventTail
 
     printer = _EventPrinter(as_json=False)
-    with EventTail(prepared.paths.events) as tail:
+    paths = store.paths(task_id)
+    with EventTail(paths.events) as tail:
         for _ in watch(
-            prepared.paths.root,
+            paths.root,
             debounce=50,
             rust_timeout=250,
             yield_on_timeout=True,
@@ -205,7 +298,7 @@ def _follow_until(runner: Runner, prepared: Prepared, done: threading.Event) -> 
             printer.batch(tail)
         printer.batch(tail)
     # The task is concluded: its record names caesar's own finished event.
-    printer.settle(runner.store.get(prepared.task.id))
+    printer.settle(store.get(task_id))
 
 
 class _EventPrinter:
@@ -419,7 +512,8 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
                 + (" (broken)" if record.id in swept.problems else ""),
                 record.report_status.value if record.report_status else "-",
                 _checks_cell(record),
-                f"{record.isolation.value}/{record.mode.value}",
+                f"{record.isolation.value}/{record.mode.value}"
+                + (f" {record.executor.label}" if record.executor else ""),
                 age(record.age(now)),
                 one_line(_turn(record) + record.objective, 48),
             ]

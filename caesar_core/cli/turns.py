@@ -13,8 +13,16 @@ from caesar_core.cli.common import project_options
 @click.argument("task_id")
 @click.argument("message", required=False, default="")
 @click.option("--timeout", help="Deadline, e.g. 90s, 10m, 1h (default: the previous turn's).")
+@click.option(
+    "--on",
+    "on",
+    metavar="ADDRESS",
+    help="Run the turn on this Dask cluster (default: where the previous turn ran).",
+)
 @project_options
-def continue_(task_id: str, message: str, timeout: str | None, root: Path, as_json: bool) -> None:
+def continue_(
+    task_id: str, message: str, timeout: str | None, on: str | None, root: Path, as_json: bool
+) -> None:
     """Send TASK_ID's agent back to work: a new turn in the same worktree, from the same base.
 
     Same agent, model, mode and network; the brief carries the previous objective, MESSAGE,
@@ -31,6 +39,15 @@ def continue_(task_id: str, message: str, timeout: str | None, root: Path, as_js
     except DurationError as error:
         raise click.BadParameter(str(error), param_hint="--timeout") from None
     runner = Runner(root, load_config(root))
+    previous = runner.store.get(task_id)
+    address = on or (previous.executor.address if previous.executor else None)
+    if address is not None and address != "local":
+        from caesar_core.cli.tasks import run_remote
+        from caesar_core.runner.delegation import Request
+
+        asked = Request(objective=message or "continue", timeout_ms=timeout_ms)
+        run_remote(root, address, asked, root, as_json, continues=task_id, message=message)
+        return
     try:
         prepared = runner.prepare_followup(task_id, message, timeout_ms=timeout_ms)
     except StartFailed as failed:

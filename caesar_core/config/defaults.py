@@ -258,6 +258,13 @@ _HEADER = """\
 ## None by default, e.g.:
 ## checks = ["pytest -q", { command = "ruff check .", timeout = "2m" }]
 
+[executor]
+## Where `caesar run` runs tasks: unset, on this machine; a Dask scheduler's address
+## ("tcp://HOST:PORT"), on that cluster's workers (`dask worker ADDRESS --resources
+## agent_slots=N` with caesar installed). `caesar run --on ADDRESS` or `--on local` decides
+## for one run; see README "More than one machine".
+## address = "tcp://scheduler:8786"
+
 ## Agents: `caesar agents list` shows the built-in ones. Any other CLI (or script) becomes
 ## an agent with [[agent]]; an entry whose id is a built-in's replaces the built-in.
 ## `args` is one string split like a shell command line, or an array of strings, one

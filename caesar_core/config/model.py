@@ -430,6 +430,15 @@ class Watch(BaseModel):
     """``[watch.keys]``: keys by action id, replacing that action's default keys."""
 
 
+class Executor(BaseModel):
+    """``[executor]``: where ``caesar run`` runs its tasks when ``--on`` does not say."""
+
+    model_config = _STRICT
+
+    address: NonEmpty | None = None
+    """A Dask scheduler (``tcp://HOST:PORT``): tasks run on its workers; unset: here."""
+
+
 def _check_entry(value: object) -> object:
     """A check is a command string, or a table with ``command`` (and ``timeout``)."""
     if isinstance(value, str):
@@ -481,6 +490,7 @@ class Config(BaseModel):
     bridge: Bridge = Field(default_factory=Bridge)
     watch: Watch = Field(default_factory=Watch)
     review: Review = Field(default_factory=Review)
+    executor: Executor = Field(default_factory=Executor)
 
     @model_validator(mode="after")
     def _unique_entries(self) -> Config:

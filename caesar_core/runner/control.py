@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from caesar_core.events.writer import EventWriter
+from caesar_core.executor.attach import ensure_shepherd
 from caesar_core.protocol.event import Answered, Finished
 from caesar_core.protocol.mailbox import MailboxAnswer
 from caesar_core.protocol.report import ReportStatus
@@ -32,6 +33,9 @@ def cancel(store: TaskStore, task_id: str, *, by: str = "user") -> tuple[TaskRec
     record, done = store.conclude(task_id, TaskStatus.CANCELLED, ended_reason=f"cancelled by {by}")
     if not done:
         return record, False
+    if record.remote:  # it runs on another machine: its shepherd takes the cancel there
+        ensure_shepherd(store, record)
+        return store.get(task_id), True
     # A runner still alive also sees the cancellation within half a second and stops the
     # tree itself; stopping it here too covers a runner that is gone.
     stop_task(record, leader=agent_pid)
@@ -63,9 +67,14 @@ def answer(
     store: TaskStore, task_id: str, question_id: str, text: str, *, by: str = "cli"
 ) -> MailboxAnswer:
     """Answer a pending question: the answer file (exclusive), then an ``answer`` event."""
-    store.get(task_id)  # an unknown task is refused before anything is written
+    record = store.get(task_id)  # an unknown task is refused before anything is written
     paths = store.paths(task_id)
     reply = mailbox.answer(paths, question_id, text, by=by, now=datetime.now(UTC))
+    if record.remote:
+        # Its log is the worker's, mirrored: the answer's event is written there, when its
+        # shepherd has delivered it to the agent's mailbox.
+        ensure_shepherd(store, record)
+        return reply
     with EventWriter(paths.events, task_id) as events:
         events.append(Answered(id=question_id, answer=text))
     return reply

@@ -622,20 +622,22 @@ class Runner:
         return in_worktree(Path(worktree), self.root, prepared.plan.repo_root)
 
     def _diff(self, record: TaskRecord) -> TreeDiff | None:
-        """What this task changed: a follow-up turn's own changes (since its ``turn_base``),
-        else everything since the base."""
-        exclude = record.excluded_paths
-        if record.turn_base:
-            return changes_between(
-                Path(record.workspace), Snapshot(record.turn_base), exclude=exclude
-            )
-        if record.worktree_path and record.base_ref:
-            return changes_since(Path(record.worktree_path), record.base_ref, exclude=exclude)
-        if record.start_snapshot:
-            return changes_between(
-                Path(record.workspace), Snapshot(record.start_snapshot), exclude=exclude
-            )
-        return None
+        return task_diff(record)
+
+
+def task_diff(record: TaskRecord) -> TreeDiff | None:
+    """What a task changed: a follow-up turn's own changes (since its ``turn_base``), else
+    everything since the base."""
+    exclude = record.excluded_paths
+    if record.turn_base:
+        return changes_between(Path(record.workspace), Snapshot(record.turn_base), exclude=exclude)
+    if record.worktree_path and record.base_ref:
+        return changes_since(Path(record.worktree_path), record.base_ref, exclude=exclude)
+    if record.start_snapshot:
+        return changes_between(
+            Path(record.workspace), Snapshot(record.start_snapshot), exclude=exclude
+        )
+    return None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from caesar_core.errors import CaesarError
+from caesar_core.executor.attach import ensure_shepherd
 from caesar_core.protocol.event import Finished
 from caesar_core.protocol.report import Finding, Severity
 from caesar_core.runner.closing import close_without_orchestrator, write_ending
@@ -36,6 +37,8 @@ class Swept:
 
 
 def abandoned(record: TaskRecord, host: str | None = None) -> bool:
+    if record.remote:
+        return False  # its shepherd is replaced, not the task concluded: see `reattach`
     if record.status.terminal or record.orchestrator_pid is None:
         return False
     if record.orchestrator_host != (host or socket.gethostname()):
@@ -48,6 +51,7 @@ def sweep(store: TaskStore, *, now: datetime | None = None) -> Swept:
     swept = Swept()
     host = socket.gethostname()
     for record in store.list().records:
+        reattach(store, record)
         if not abandoned(record, host):
             continue
         try:
@@ -63,6 +67,7 @@ def sweep_one(store: TaskStore, record: TaskRecord) -> tuple[TaskRecord, str]:
     """``record`` as it stands once swept (concluded when it was abandoned, else unchanged),
     and why it could not be concluded ("" when nothing went wrong): never raises, so a
     reader can still show the task."""
+    reattach(store, record)
     if not abandoned(record):
         return record, ""
     try:
@@ -70,6 +75,17 @@ def sweep_one(store: TaskStore, record: TaskRecord) -> tuple[TaskRecord, str]:
         return store.get(record.id), ""
     except Exception as error:  # the task is still shown, with the reason
         return record, f"the abandoned task could not be concluded: {_reason(error)}"
+
+
+def reattach(store: TaskStore, record: TaskRecord) -> None:
+    """A remote task whose shepherd is gone gets a new one, which reattaches to it through
+    the scheduler or concludes it (``executor.dask``); never raises."""
+    if record.executor is None or record.executor.settled:
+        return
+    try:
+        ensure_shepherd(store, record)
+    except Exception:  # a reader never fails for one task; the next reader tries again
+        return
 
 
 def conclude_abandoned(store: TaskStore, record: TaskRecord, *, now: datetime) -> None:

@@ -197,6 +197,29 @@ def rejected_hunk(hunk: Hunk, lines: frozenset[int], reason: str, when: datetime
     )
 
 
+class ExecutorInfo(ProtocolModel):
+    """Where a task runs when not here: a Dask cluster (``caesar run --on``). The record of a
+    local task has none."""
+
+    kind: Literal["dask"] = "dask"
+    address: str
+    """The scheduler's address (``tcp://HOST:PORT``)."""
+    key: str | None = None
+    """The Dask task key, once submitted."""
+    worker: str | None = None
+    """The worker running it, once one started it."""
+    result_digest: str | None = None
+    """The digest of the result applied here: a retried transfer of it is not applied again."""
+    settled: bool = False
+    """Its result is applied here, or it ended without one: nothing more comes back."""
+
+    @property
+    def label(self) -> str:
+        """Where it runs, for a listing: ``on HOST:PORT`` of its worker (its scheduler while
+        no worker has it)."""
+        return f"on {(self.worker or self.address).split('://')[-1]}"
+
+
 class TaskRecord(ProtocolModel):
     protocol: Literal["caesar.record/v1"] = RECORD_V1
     id: str
@@ -278,6 +301,13 @@ class TaskRecord(ProtocolModel):
     the reviewer left it), what ``caesar diff --since-previous`` compares with."""
     resumed_session: str | None = None
     """A follow-up turn that resumed the agent's session: which one (None: a fresh session)."""
+    executor: ExecutorInfo | None = None
+    """Where the task runs when not on this machine (None: here, by this machine's runner)."""
+
+    @property
+    def remote(self) -> bool:
+        """Whether the task runs on another machine's caesar, followed by a shepherd here."""
+        return self.executor is not None
 
     @property
     def ending_seq(self) -> int | None:

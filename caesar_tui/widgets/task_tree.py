@@ -206,6 +206,8 @@ class TaskTree(Tree[str]):
             (f"{STALLED.glyph} " if stalled else "", STALLED.style),
             # The turns of a task (caesar continue) are one chain under its first turn.
             (f"turn {record.turn} " if record.chained else "", "$text-accent"),
+            # A task on a cluster's worker (caesar run --on): which one.
+            (f"{record.executor.label} " if record.executor else "", MUTED),
             (headline, "$text-warning" if view.needs_input else ""),
         )
         # Built with the theme's variables like every pane; the tree draws Rich text, so the

@@ -59,6 +59,7 @@ def test_uncommented_the_settings_are_exactly_the_defaults(layers: Layers) -> No
         (("role",), "[[role]]"),
         (("watch",), "[watch]"),
         (("review",), "[review]"),
+        (("executor",), "[executor]"),
     ],
 )
 def test_every_key_is_documented(section: tuple[str, ...], header: str) -> None:
