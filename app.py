@@ -14,3 +14,7 @@ changed on a worker
 changed on a worker
 changed on a worker
 changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker
+changed on a worker

@@ -176,9 +176,10 @@ _HEADER = """\
 ## Every setting below is commented out and shows its default: uncomment one to change it.
 ## Durations read "500ms", "90s", "10m", "1h", "1h30m", or an integer number of milliseconds.
 ## Unknown keys are errors, so a typo never passes silently.
-## The sections only caesar reads ([bridge], [watch], [review]) are commented out, header
-## included, so the reference implementation (Koumalabs/caesar), which refuses a section it
-## does not know, reads this file too: uncomment a section's header with its settings.
+## The sections only caesar reads ([bridge], [watch], [review], [executor]) are commented
+## out, header included, so the reference implementation (Koumalabs/caesar), which refuses a
+## section it does not know, reads this file too: uncomment a section's header with its
+## settings.
 
 [policy]
 ## Agents that may run; empty means every agent that is not denied.
@@ -258,7 +259,7 @@ _HEADER = """\
 ## None by default, e.g.:
 ## checks = ["pytest -q", { command = "ruff check .", timeout = "2m" }]
 
-[executor]
+# [executor]
 ## Where `caesar run` runs tasks: unset, on this machine; a Dask scheduler's address
 ## ("tcp://HOST:PORT"), on that cluster's workers (`dask worker ADDRESS --resources
 ## agent_slots=N` with caesar installed). `caesar run --on ADDRESS` or `--on local` decides
