@@ -120,9 +120,10 @@ def _cancel_reference_task(
     ended = store.get(record.id)
     notes = []
     if ended.status.terminal:
+        code = "no exit code" if ended.exit_code is None else f"exit code {ended.exit_code}"
         notes.append(
-            f"the reference's runner concluded it {ended.status.value} (exit code "
-            f"{ended.exit_code}), not knowing why its agent ended; named cancelled after it"
+            f"the reference's runner concluded it {ended.status.value} ({code}), not knowing "
+            "why its agent ended; named cancelled after it"
         )
     why = f"cancelled by {by}: its agent stopped, the reference's runner (pid {runner}) ended"
     changes = {"status": TaskStatus.CANCELLED, "pid": None, "ended_reason": why}
