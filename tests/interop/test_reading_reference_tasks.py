@@ -195,3 +195,20 @@ def test_a_caesar_record_the_reference_rewrote_still_diffs(repo: Path) -> None:
     record_file.write_text(json.dumps(stripped, indent=2))
     diff = json.loads(caesar(repo, "diff", task_id, "--json").stdout)
     assert {f["path"] for f in diff["files"]} == {"README.md", "added.txt"}
+
+
+def test_a_record_naming_a_worktree_outside_the_project_is_not_followed(
+    reference_project: ReferenceProject, tmp_path: Path
+) -> None:
+    task_id = reference_project.ids["failed"]
+    elsewhere = tmp_path / "other" / ".caesar" / "wt" / task_id
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "precious.txt").write_text("not caesar's\n")
+    record = reference_project.record(task_id)
+    reference_project.write_record(task_id, {**record, "workspace": str(elsewhere)})
+    done = caesar(reference_project.root, "diff", task_id)
+    assert done.returncode == 0 and "no worktree left" in done.stdout
+    assert caesar(reference_project.root, "apply", task_id).returncode == 2
+    gc = caesar(reference_project.root, "gc", "--force")
+    assert gc.returncode == 0, gc.stderr
+    assert (elsewhere / "precious.txt").read_text() == "not caesar's\n"
