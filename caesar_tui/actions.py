@@ -26,6 +26,7 @@ from caesar_core.review import comments
 from caesar_core.review.hunks import Pick
 from caesar_core.runner import control, turns, worktrees
 from caesar_core.store.approvals import answer_approval
+from caesar_core.store.ids import short_task_id
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
 from caesar_core.terminal import safe_text
@@ -127,7 +128,7 @@ def cancel(store: TaskStore, task_id: str) -> Outcome:
         control.cancel(store, task_id, by=BY)
     except CaesarError as error:
         return Outcome("Cancel", str(error), ok=False)
-    return Outcome(task_id[2:10], "cancelled")
+    return Outcome(short_task_id(task_id), "cancelled")
 
 
 def discard(store: TaskStore, record: TaskRecord) -> Outcome:
@@ -135,7 +136,7 @@ def discard(store: TaskStore, record: TaskRecord) -> Outcome:
         worktrees.discard(store, record)
     except CaesarError as error:
         return Outcome("Discard", str(error), ok=False)
-    return Outcome(record.id[2:10], "worktree discarded")
+    return Outcome(short_task_id(record.id), "worktree discarded")
 
 
 CONTINUE_STARTED = 15.0

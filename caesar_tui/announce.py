@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from caesar_core.store.ids import short_task_id
 from caesar_core.store.record import TaskStatus
 from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
@@ -29,7 +30,7 @@ def news(before: Mapping[str, TaskView], after: Mapping[str, TaskView]) -> list[
     found: list[News] = []
     for task_id, view in after.items():
         old = before.get(task_id)
-        short = task_id[2:10]
+        short = short_task_id(task_id)
         asked = {q.id for q in old.pending} if old else set()
         fresh = [q for q in view.pending if q.id not in asked]
         if fresh:

@@ -66,7 +66,13 @@ def diff(
         emit_json(diff_json(task_id, changes))
         return
     if changes is None:
-        click.echo(f"{task_id} ran outside git: no diff to show (see its report's changes)")
+        if record.isolation.value == "inplace" and record.discarded_at is None:
+            click.echo(
+                f"{task_id} ran in place with no snapshot of the tree it started from (outside "
+                "git, or started by another tool): no diff to show (see its report's changes)"
+            )
+        else:
+            click.echo(f"{task_id} has no worktree left to diff (see its report's changes)")
         return
     if changes.is_empty:
         click.echo("no changes")

@@ -609,16 +609,40 @@ def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> No
 @project_options
 def cancel(task_id: str, root: Path, as_json: bool) -> None:
     """Cancel a task from any terminal: its agent is stopped, its status is `cancelled`."""
-    from caesar_core.runner.control import cancel as cancel_task
+    from caesar_core.runner.control import cancel_task
     from caesar_core.store import TaskStore
 
-    record, cancelled = cancel_task(TaskStore(root), task_id)
+    done = cancel_task(TaskStore(root), task_id)
+    record = done.record
     if as_json:
-        emit_json({"task_id": task_id, "cancelled": cancelled, "status": record.status.value})
-    elif cancelled:
-        click.echo(f"cancelled {task_id}")
+        emit_json(
+            {
+                "task_id": task_id,
+                "cancelled": done.cancelled,
+                "status": record.status.value,
+                "signalled": done.signalled,
+                "alive": done.alive,
+                "concluded_by": done.concluded_by,
+                "notes": done.notes,
+            }
+        )
+    elif done.cancelled:
+        count = len(done.signalled)
+        stopped = (
+            f"stopped {count} process{'es' if count != 1 else ''} "
+            f"(pid {', '.join(map(str, done.signalled))}), none left alive"
+            if count
+            else "no process of it was left to stop"
+        )
+        click.echo(
+            safe_text(f"cancelled {task_id}: {stopped}; ending written by {done.concluded_by}")
+        )
+        for note in done.notes:
+            click.echo(safe_text(f"note: {note}"))
     else:
-        click.echo(f"{task_id} had already ended: {record.status.value}; nothing to cancel")
+        click.echo(
+            safe_text(f"{task_id} had already ended: {record.status.value}; nothing to cancel")
+        )
 
 
 @click.command()

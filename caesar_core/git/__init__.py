@@ -40,7 +40,9 @@ from caesar_core.git.worktree import (
     branch_name,
     create_worktree,
     list_worktrees,
+    lock_worktree,
     remove_worktree,
+    task_lock_reason,
 )
 
 __all__ = [
@@ -67,9 +69,11 @@ __all__ = [
     "is_ignored",
     "link_leaves_repository",
     "list_worktrees",
+    "lock_worktree",
     "patch_digest",
     "remove_worktree",
     "snapshot",
+    "task_lock_reason",
     "unapplied_changes",
     "unapplied_work",
 ]

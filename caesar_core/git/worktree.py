@@ -10,6 +10,7 @@ every agent CLI see an ordinary linked worktree. The layout is written here rath
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import shutil
@@ -51,28 +52,42 @@ def branch_name(label: str, task_id: str) -> str:
     """
     slug = _NOT_ALNUM.sub("-", label.lower()).strip("-")[:_SLUG_MAX].strip("-") or "task"
     short = task_id[2:] if task_id.startswith("t_") else task_id
-    short = _NOT_ALNUM.sub("", short.lower())[:8]
-    if not short:
-        raise GitError(
-            f"task id {task_id!r} has no usable characters for a branch name",
-            "pass the task's id ('t_' followed by 32 hex digits)",
-            exit_code=ExitCode.USAGE,
-        )
+    # Another implementation's id may hold no letter or digit at all: its digest stands in.
+    short = (
+        _NOT_ALNUM.sub("", short.lower())[:8] or hashlib.sha256(task_id.encode()).hexdigest()[:8]
+    )
     name = f"{BRANCH_PREFIX}{slug}-{short}"
     if not pygit2.reference_is_valid_name(f"refs/heads/{name}"):  # pragma: no cover - slug is safe
         raise GitError(f"{name!r} is not a valid branch name", "use a simpler task label")
     return name
 
 
+def task_lock_reason(task_id: str) -> str:
+    """Why a task's worktree is locked, as ``git worktree list`` and a refused ``git worktree
+    remove`` show it: it may hold work not applied yet, and the ``caesar`` commands that know."""
+    return (
+        f"caesar task {task_id}: may hold work not applied yet; review it with "
+        f"`caesar diff {task_id}`, remove it with `caesar gc` or `caesar discard {task_id}`"
+    )
+
+
 def create_worktree(
-    repo_root: Path, dest: Path, branch: str | None, *, at: str | None = None
+    repo_root: Path,
+    dest: Path,
+    branch: str | None,
+    *,
+    at: str | None = None,
+    lock: str | None = None,
 ) -> str:
     """Create a linked worktree at ``dest`` on the new ``branch`` at HEAD; return HEAD's SHA.
 
     The returned commit is the task's frozen ``base_ref``. The main working tree and its
     index are not touched. Everything created is removed again when a step fails. ``at``
     starts it at that commit instead of HEAD; without a ``branch`` its HEAD is detached (a
-    scratch worktree, which leaves no branch behind).
+    scratch worktree, which leaves no branch behind). ``lock`` locks it with that reason, as
+    ``git worktree lock --reason`` does: ``git worktree remove --force`` (the reference
+    implementation's ``gc``) and ``git worktree prune`` then leave it alone;
+    :func:`remove_worktree` removes it all the same.
     """
     repo = open_root(repo_root)
     if at is not None:
@@ -125,6 +140,8 @@ def create_worktree(
         head = f"ref: refs/heads/{branch}" if branch is not None else str(commit.id)
         (admin / "HEAD").write_text(f"{head}\n", encoding="utf-8")
         (dest / ".git").write_text(f"gitdir: {admin.resolve()}\n", encoding="utf-8")
+        if lock is not None:
+            _write_lock(admin, lock)
         worktree = pygit2.Repository(str(dest))
         checkout_files(worktree, as_tree(worktree, commit.tree.id))
         undo.clear()
@@ -166,6 +183,22 @@ def remove_worktree(
         shutil.rmtree(admin, ignore_errors=True)
     if delete_branch and branch:
         _delete_branch(repo, branch)
+
+
+def lock_worktree(repo_root: Path, dest: Path, reason: str) -> bool:
+    """Lock the worktree at ``dest`` (see :func:`create_worktree`) unless it is already locked;
+    returns whether this call locked it."""
+    locked = False
+    for admin in _admin_entries_for(open_root(repo_root), Path(os.path.abspath(dest))):
+        if not os.path.lexists(admin / "locked"):
+            _write_lock(admin, reason)
+            locked = True
+    return locked
+
+
+def _write_lock(admin: Path, reason: str) -> None:
+    """git's own lock: the file ``locked`` in the admin directory, holding the reason."""
+    (admin / "locked").write_text(" ".join(reason.split()), encoding="utf-8")
 
 
 def list_worktrees(repo_root: Path) -> list[WorktreeInfo]:

@@ -29,11 +29,12 @@ from caesar_core.git.select import FileSide
 from caesar_core.layout import CAESAR_DIR, STATE_DIR
 from caesar_core.runner.slots import pid_alive
 from caesar_core.runner.workshop import lay_down, run_setup
+from caesar_core.store.ids import is_task_id
 from caesar_core.store.record import TaskRecord
 
 SCRATCH_DIR = "scratch"
 """Below caesar's state directory: out of every agent's reach, ignored by git with it."""
-_NAME = re.compile(r"(?P<task>t_[0-9a-f]{32})-(?P<pid>[0-9]+)-[0-9a-f]{8}")
+_NAME = re.compile(r"(?P<task>.+)-(?P<pid>[0-9]+)-[0-9a-f]{8}")
 _STALE_VISITED = 100
 
 
@@ -100,7 +101,7 @@ def remove_stale(repo: Path, home: Path) -> None:
         return
     for name in names:
         match = _NAME.fullmatch(name)
-        if match is None or pid_alive(int(match["pid"])):
+        if match is None or not is_task_id(match["task"]) or pid_alive(int(match["pid"])):
             continue
         with contextlib.suppress(GitError, OSError):
             remove_worktree(repo, home / name, None)

@@ -22,7 +22,7 @@ from caesar_core.git import find_repository, head_commit
 from caesar_core.protocol.report import Finding, Severity
 from caesar_core.protocol.task import Isolation, Mode
 from caesar_core.protocol.taskdir import ENV_DEPTH, ENV_TASK_ID
-from caesar_core.store.ids import TASK_ID_PATTERN, shown_id
+from caesar_core.store.ids import is_task_id, shown_id
 
 IsolationChoice = Literal["inplace", "worktree", "auto"]
 NetworkChoice = Literal["auto", "on", "off"]
@@ -115,7 +115,7 @@ def decide(
             f"do the work yourself, or raise max_depth ({loaded.source_of('policy.max_depth')})",
         )
     parent = env.get(ENV_TASK_ID)
-    parent_id = parent if parent and TASK_ID_PATTERN.fullmatch(parent) else None
+    parent_id = parent if parent and is_task_id(parent) else None
 
     mode = request.mode or (role.mode if role else None) or Mode(config.policy.default_mode)
     repo_root = find_repository(workspace)

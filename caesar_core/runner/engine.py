@@ -36,6 +36,7 @@ from caesar_core.git import (
     changes_since,
     create_worktree,
     snapshot,
+    task_lock_reason,
 )
 from caesar_core.protocol.documents import write_concluded_report
 from caesar_core.protocol.event import Error, Finished, Progress, Started
@@ -258,7 +259,7 @@ class Runner:
         repo = plan.repo_root
         dest = self.store.home / "wt" / record.id
         branch = branch_name(f"{label} {plan.request.objective}", record.id)
-        base_ref = create_worktree(repo, dest, branch)
+        base_ref = create_worktree(repo, dest, branch, lock=task_lock_reason(record.id))
         worktree_cfg = self.config.config.worktree
         shop = lay_down(repo, dest, worktree_cfg.copy, worktree_cfg.link)
         findings.extend(shop.findings)

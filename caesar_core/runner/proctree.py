@@ -211,6 +211,13 @@ def _gone(procs: list[Proc]) -> bool:
     return True
 
 
+class Stopped(NamedTuple):
+    """What :func:`stop_tree` did: the processes it signalled, and those still alive after."""
+
+    signalled: list[int]
+    alive: list[int]
+
+
 def stop(
     task_id: str,
     *,
@@ -221,11 +228,29 @@ def stop(
     """SIGTERM every process of the task, SIGKILL whatever is left after ``grace_s`` (and what
     forked since), sweep after sweep until none is left; returns how many were left at the end
     (0 unless something forks faster than it can be killed for ``KILL_ROUNDS`` sweeps)."""
+    return len(stop_tree(task_id, leader=leader, cgroup=cgroup, grace_s=grace_s).alive)
+
+
+def stop_tree(
+    task_id: str,
+    *,
+    leader: int | None = None,
+    cgroup: Path | None = None,
+    grace_s: float = KILL_GRACE_S,
+) -> Stopped:
+    """:func:`stop`, saying which processes it signalled and which are still alive.
+
+    ``leader`` need not lead a process group: the reference implementation records its agent's
+    pid, which shares its runner's group. Its group is then not the task's (the runner is in
+    it): the pid itself and its descendants are, with whatever carries the task's marker.
+    """
     if not sys.platform.startswith("linux"):
         return _stop_group(leader, grace_s)
+    signalled: dict[int, None] = {}
     found = members(task_id, leader=leader, cgroup=cgroup)
     for proc in found:
         _signal(proc, signal.SIGTERM)
+        signalled[proc.pid] = None
     deadline = time.monotonic() + grace_s
     while found and time.monotonic() < deadline and not _gone(found):
         time.sleep(_TICK_S)
@@ -237,30 +262,43 @@ def stop(
             break
         for proc in found:
             _signal(proc, signal.SIGKILL)
+            signalled[proc.pid] = None
         for _ in range(10):
             if _gone(found):
                 break
             time.sleep(_TICK_S / 5)
     reap(leader)
-    return len(members(task_id, leader=leader, cgroup=cgroup))
+    alive = [proc.pid for proc in members(task_id, leader=leader, cgroup=cgroup)]
+    return Stopped(list(signalled), alive)
 
 
-def _stop_group(leader: int | None, grace_s: float) -> int:
-    """Without ``/proc``: the agent's process group, SIGTERM then SIGKILL."""
+def _stop_group(leader: int | None, grace_s: float) -> Stopped:
+    """Without ``/proc``: the agent's process group, SIGTERM then SIGKILL; the agent's pid
+    alone when it leads no group (its descendants cannot be found without ``/proc``)."""
     if leader is None:
-        return 0
+        return Stopped([], [])
+    try:
+        leads = os.getpgid(leader) == leader
+    except OSError:
+        return Stopped([], [])
+    send = os.killpg if leads else os.kill
     with contextlib.suppress(OSError):
-        os.killpg(leader, signal.SIGTERM)
+        send(leader, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
         try:
-            os.killpg(leader, 0)
+            send(leader, 0)
         except OSError:
-            return 0
+            return Stopped([leader], [])
         time.sleep(_TICK_S)
     with contextlib.suppress(OSError):
-        os.killpg(leader, signal.SIGKILL)
-    return 0
+        send(leader, signal.SIGKILL)
+    time.sleep(_TICK_S)
+    try:
+        send(leader, 0)
+    except OSError:
+        return Stopped([leader], [])
+    return Stopped([leader], [leader])
 
 
 def reap(leader: int | None) -> None:

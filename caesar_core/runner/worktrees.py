@@ -8,6 +8,7 @@ reference implementation judged "clean" by ``git status`` and deleted committed 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +28,9 @@ from caesar_core.git import (
     changes_since,
     find_repository,
     list_worktrees,
+    lock_worktree,
     remove_worktree,
+    task_lock_reason,
     unapplied_changes,
 )
 from caesar_core.git.repo import open_repository
@@ -62,8 +65,24 @@ def _inspecting(record: TaskRecord) -> Iterator[None]:
         ) from None
 
 
+class UnknownBaseError(CaesarError):
+    """A worktree task whose base commit nobody recorded: its diff cannot be told."""
+
+    exit_code = ExitCode.FAILURE
+
+    def __init__(self, record: TaskRecord) -> None:
+        super().__init__(
+            f"task {record.id} has a worktree ({record.worktree_path}) but no known base "
+            "commit: its record names none, and its task.json no full commit id as base_ref",
+            f"see what its branch holds with `git -C {record.worktree_path} log`; "
+            "nothing can be diffed or applied without the commit the task started from",
+        )
+
+
 def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | None:
     """What the task changed, recomputed now; None when there is no git to ask."""
+    if record.worktree_path and not record.base_ref and Path(record.worktree_path).is_dir():
+        raise UnknownBaseError(record)
     with _inspecting(record):
         if record.worktree_path and record.base_ref and Path(record.worktree_path).is_dir():
             return changes_since(
@@ -261,50 +280,7 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
         if not record.worktree_path or not Path(record.worktree_path).is_dir():
             continue
         known_paths.add(str(Path(record.worktree_path).resolve()))
-        if not record.status.terminal and not abandoned(record):
-            decisions.append(Collected(record.worktree_path, record.id, "kept", "still running"))
-            continue
-        # One task's broken worktree is kept and said so; the others are still collected.
-        try:
-            repo_root = _main_repository(record)
-        except CaesarError as error:
-            decisions.append(Collected(record.worktree_path, record.id, "kept", error.reason))
-            continue
-        try:
-            unapplied = _holds_unapplied_work(repo_root, Path(record.worktree_path), record)
-        except GitError as error:
-            if not force:
-                damaged = isinstance(error, DamagedWorktreeError)
-                cause = "its git index is damaged" if damaged else error.reason
-                why = f"cannot be inspected ({cause}): caesar discard {record.id} --force"
-                decisions.append(Collected(record.worktree_path, record.id, "kept", why))
-                continue
-            unapplied = True
-        if not force and unapplied:
-            decisions.append(
-                Collected(
-                    record.worktree_path,
-                    record.id,
-                    "kept",
-                    f"holds unapplied work: caesar apply {record.id} (or gc --force)",
-                )
-            )
-            continue
-        reason = "applied" if record.applied_digest or record.applied_hunks else "no changes"
-        if force and unapplied:
-            reason = "forced: unapplied work discarded"
-        if dry_run:
-            decisions.append(Collected(record.worktree_path, record.id, "would remove", reason))
-            continue
-        try:
-            remove_worktree(repo_root, Path(record.worktree_path), record.branch)
-        except GitError as error:
-            decisions.append(
-                Collected(record.worktree_path, record.id, "kept", f"not removed: {error.reason}")
-            )
-            continue
-        _discarded(store, record)
-        decisions.append(Collected(record.worktree_path, record.id, "removed", reason))
+        decisions.append(_collect(store, record, dry_run=dry_run, force=force))
     if repo is not None:
         for info in list_worktrees(repo):
             path = str(Path(info.path).resolve())
@@ -315,6 +291,50 @@ def gc(store: TaskStore, *, dry_run: bool = False, force: bool = False) -> list[
                 Collected(path, None, "kept", "orphan worktree with no task record; remove by hand")
             )
     return decisions
+
+
+def _collect(store: TaskStore, record: TaskRecord, *, dry_run: bool, force: bool) -> Collected:
+    """``gc``'s decision on one task's worktree, carried out (unless ``dry_run``)."""
+    assert record.worktree_path is not None
+    path = record.worktree_path
+    if not record.status.terminal and not abandoned(record):
+        return Collected(path, record.id, "kept", "still running")
+    if not record.base_ref:
+        why = "no known base commit (record and task.json name none): kept; remove by hand"
+        return Collected(path, record.id, "kept", why)
+    # One task's broken worktree is kept and said so; the others are still collected.
+    try:
+        repo_root = _main_repository(record)
+    except CaesarError as error:
+        return Collected(path, record.id, "kept", error.reason)
+    try:
+        unapplied = _holds_unapplied_work(repo_root, Path(path), record)
+    except GitError as error:
+        if not force:
+            damaged = isinstance(error, DamagedWorktreeError)
+            cause = "its git index is damaged" if damaged else error.reason
+            why = f"cannot be inspected ({cause}): caesar discard {record.id} --force"
+            return Collected(path, record.id, "kept", why)
+        unapplied = True
+    if not force and unapplied:
+        # A worktree made before caesar locked them is locked now, so that the reference's
+        # gc (which judges by `git status`, blind to commits) cannot remove committed work.
+        if not dry_run:
+            with contextlib.suppress(GitError, OSError):
+                lock_worktree(repo_root, Path(path), task_lock_reason(record.id))
+        why = f"holds unapplied work: caesar apply {record.id} (or gc --force)"
+        return Collected(path, record.id, "kept", why)
+    reason = "applied" if record.applied_digest or record.applied_hunks else "no changes"
+    if force and unapplied:
+        reason = "forced: unapplied work discarded"
+    if dry_run:
+        return Collected(path, record.id, "would remove", reason)
+    try:
+        remove_worktree(repo_root, Path(path), record.branch)
+    except GitError as error:
+        return Collected(path, record.id, "kept", f"not removed: {error.reason}")
+    _discarded(store, record)
+    return Collected(path, record.id, "removed", reason)
 
 
 def _discarded(store: TaskStore, record: TaskRecord) -> None:
@@ -349,8 +369,10 @@ def _holds_unapplied_work(repo: Path, worktree: Path, record: TaskRecord) -> boo
 
 
 def _worktree(record: TaskRecord, what: str) -> Path:
-    if not record.worktree_path or not record.base_ref or not Path(record.worktree_path).is_dir():
+    if not record.worktree_path or not Path(record.worktree_path).is_dir():
         raise NoWorktreeError(record, what)
+    if not record.base_ref:
+        raise UnknownBaseError(record)
     return Path(record.worktree_path)
 
 

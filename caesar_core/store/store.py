@@ -4,6 +4,10 @@ Any number of processes (``caesar run``, ``caesar watch``, the MCP server, ``cae
 read and write the store at once, with the file system as the only channel between them.
 Creates are exclusive, updates are atomic replaces under a per-record lock, and a record that
 reached a terminal status keeps it: a late writer cannot turn ``cancelled`` into ``failed``.
+
+The reference implementation shares the layout: its records are read like caesar's, what they
+lack filled in by :mod:`caesar_core.store.foreign`, and every record caesar writes also carries
+the keys the reference needs to read it (``task_dir``, ``report_via``).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from caesar_core.fs import atomic_write, create_exclusive, dump_json
 from caesar_core.layout import APPROVAL_ANSWERS_DIR, CAESAR_DIR, STATE_DIR
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.taskdir import TaskPaths
+from caesar_core.store import foreign
 from caesar_core.store.ids import check_task_id
 from caesar_core.store.record import NO_ENDING, RECORD_ADAPTER, TaskRecord, TaskStatus
 
@@ -78,7 +83,7 @@ class TaskStore:
         """Register a new task and make its directory; refuses an id that exists."""
         paths = self.paths(record.id)
         try:
-            create_exclusive(self.record_path(record.id), _encode(record))
+            create_exclusive(self.record_path(record.id), self._encode(record))
         except FileExistsError:
             raise DuplicateTaskError(record.id) from None
         paths.root.mkdir(parents=True, exist_ok=True)
@@ -90,26 +95,34 @@ class TaskStore:
             raw = path.read_bytes()
         except FileNotFoundError:
             raise UnknownTaskError(task_id) from None
-        return _decode(path, raw)
+        return self._complete(_decode(path, raw))
 
     def exists(self, task_id: str) -> bool:
         return self.record_path(task_id).exists()
 
-    def update(self, task_id: str, change: Callable[[TaskRecord], TaskRecord]) -> TaskRecord:
+    def update(
+        self,
+        task_id: str,
+        change: Callable[[TaskRecord], TaskRecord],
+        *,
+        keep_terminal: bool = True,
+    ) -> TaskRecord:
         """Apply ``change`` to the current record under the record's lock and save it.
 
         A record whose status is terminal keeps that status whatever ``change`` returns, so
-        the first process to conclude a task (a cancel, a deadline) has the last word.
+        the first process to conclude a task (a cancel, a deadline) has the last word. Only
+        ``keep_terminal=False`` lifts that: ``caesar cancel`` naming ``cancelled`` a reference
+        task its own runner concluded (which that runner does whatever was written before).
         """
         path = self.record_path(task_id)
         with self._locked(task_id):
             current = self.get(task_id)
             updated = change(current)
-            if current.status.terminal and updated.status != current.status:
+            if keep_terminal and current.status.terminal and updated.status != current.status:
                 updated = updated.model_copy(
                     update={"status": current.status, "ended_at": current.ended_at}
                 )
-            atomic_write(path, _encode(updated))
+            atomic_write(path, self._encode(updated))
             return updated
 
     def set(self, task_id: str, **fields: object) -> TaskRecord:
@@ -155,11 +168,26 @@ class TaskStore:
             if path.suffix != ".json" or path.name.startswith("."):
                 continue
             try:
-                records.append(_decode(path, path.read_bytes()))
+                records.append(self._complete(_decode(path, path.read_bytes())))
             except (CaesarError, OSError) as error:
                 problems.append((path, str(error)))
         records.sort(key=lambda r: (r.created_at, r.id))
         return Listing(records, problems)
+
+    def _complete(self, record: TaskRecord) -> TaskRecord:
+        """A record as caesar reads it: one the reference wrote gets what it lacks."""
+        return foreign.complete(record, root=self.root, tasks_dir=self.tasks_dir)
+
+    def _encode(self, record: TaskRecord) -> bytes:
+        """The record as written: caesar's fields, plus the reference's names for what it needs
+        (``task_dir``, ``report_via`` required; ``applied_patch_digest``; docs/INTEROP.md)."""
+        data = record.to_json_dict()
+        data["task_dir"] = str(self.paths(record.id).root)
+        tier = record.report_tier
+        data["report_via"] = tier if tier in foreign.REPORT_TIERS else "file"
+        if record.applied_digest:
+            data["applied_patch_digest"] = record.applied_digest
+        return dump_json(data)
 
     @contextlib.contextmanager
     def _locked(self, task_id: str) -> Iterator[None]:
@@ -178,10 +206,6 @@ def _with(record: TaskRecord, fields: dict[str, object]) -> TaskRecord:
     data = record.model_dump()
     data.update(fields)
     return RECORD_ADAPTER.validate_python(data)
-
-
-def _encode(record: TaskRecord) -> bytes:
-    return dump_json(record.to_json_dict())
 
 
 def _decode(path: Path, raw: bytes) -> TaskRecord:

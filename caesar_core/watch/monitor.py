@@ -35,7 +35,7 @@ from caesar_core.runner.sweep import sweep_one
 from caesar_core.store import mailbox
 from caesar_core.store.approvals import APPROVALS_DIR
 from caesar_core.store.approvals import approvals as read_approvals
-from caesar_core.store.ids import TASK_ID_PATTERN
+from caesar_core.store.ids import is_task_id
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
 
@@ -199,11 +199,11 @@ class ProjectMonitor:
         parts = rel.parts
         if len(parts) == 3 and parts[:2] == ("state", "tasks") and parts[2].endswith(".json"):
             task_id = parts[2][: -len(".json")]
-            return (task_id, "record") if TASK_ID_PATTERN.fullmatch(task_id) else None
+            return (task_id, "record") if is_task_id(task_id) else None
         if len(parts) >= 3 and parts[:2] == ("state", APPROVAL_ANSWERS_DIR):
             # The answers to a task's approvals, kept out of the agent's reach.
-            return (parts[2], "approvals") if TASK_ID_PATTERN.fullmatch(parts[2]) else None
-        if len(parts) >= 3 and parts[0] == "tasks" and TASK_ID_PATTERN.fullmatch(parts[1]):
+            return (parts[2], "approvals") if is_task_id(parts[2]) else None
+        if len(parts) >= 3 and parts[0] == "tasks" and is_task_id(parts[1]):
             name = parts[2]
             if name == "events.jsonl":
                 return parts[1], "events"

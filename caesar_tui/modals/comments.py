@@ -17,6 +17,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from caesar_core.review.comments import Comments, Placed
+from caesar_core.store.ids import short_task_id
 from caesar_core.terminal import safe_text
 from caesar_tui.actions import Outcome
 from caesar_tui.keys import bind
@@ -79,7 +80,7 @@ class CommentsModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Content(f"Comments of {self.task_id[2:10]}"), classes="title")
+            yield Static(Content(f"Comments of {short_task_id(self.task_id)}"), classes="title")
             yield Static("", classes="problem")
             yield OptionList()
 

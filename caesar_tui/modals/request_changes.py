@@ -15,6 +15,7 @@ from textual.widgets import Button, Static, TextArea
 
 from caesar_core.review.comments import open_comments_for_brief
 from caesar_core.review.followup import failed_checks, rejected_hunks
+from caesar_core.store.ids import short_task_id
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
 from caesar_core.terminal import safe_text
@@ -86,8 +87,8 @@ class RequestChangesModal(ModalScreen[str | None]):
         with Vertical():
             yield Static(
                 Content(
-                    f"Request changes: turn {self.record.turn + 1} of {self.record.id[2:10]}"
-                    " (ctrl+s sends)"
+                    f"Request changes: turn {self.record.turn + 1} of "
+                    f"{short_task_id(self.record.id)} (ctrl+s sends)"
                 ),
                 classes="title",
             )

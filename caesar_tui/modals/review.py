@@ -4,6 +4,7 @@ hunk by hunk, and what stands against it (caesar's checks failed, or were not ru
 from __future__ import annotations
 
 from caesar_core.review.checks import apply_warning
+from caesar_core.store.ids import short_task_id
 from caesar_core.store.record import TaskRecord
 from caesar_tui.marks import WARNING
 from caesar_tui.modals.confirm import ConfirmModal
@@ -14,7 +15,7 @@ REASON_PROMPT = "why (optional; a follow-up turn of the task is told)"
 
 def apply_confirmation(record: TaskRecord, choice: Choice | None) -> ConfirmModal:
     """Applying ``choice`` of ``record``'s diff (None: the whole task, its Diff tab unread)."""
-    short = record.id[2:10]
+    short = short_task_id(record.id)
     if choice is None:
         title, body = f"Apply {short} to your working tree?", ["every file of its diff"]
     else:
@@ -30,7 +31,7 @@ def apply_confirmation(record: TaskRecord, choice: Choice | None) -> ConfirmModa
 def reject_confirmation(record: TaskRecord, choice: Choice) -> ConfirmModal:
     """Rejecting ``choice``, with a line to say why (``ConfirmModal.reason``)."""
     return ConfirmModal(
-        f"Reject {choice.hunks} hunk(s) of {choice.files} file(s) of {record.id[2:10]}?",
+        f"Reject {choice.hunks} hunk(s) of {choice.files} file(s) of {short_task_id(record.id)}?",
         [*choice.lines, "they are reverted in the task's worktree and leave its diff"],
         reason_prompt=REASON_PROMPT,
         confirm_label="reject",

@@ -28,6 +28,7 @@ from caesar_core.config import WATCH_KEYS
 from caesar_core.protocol.approvals import ApprovalDecision
 from caesar_core.review.comments import Comments, read_comments
 from caesar_core.review.hunks import Pick
+from caesar_core.store.ids import short_task_id
 from caesar_core.store.record import TaskRecord
 from caesar_core.watch import TaskView
 from caesar_tui import actions
@@ -393,7 +394,7 @@ class MainScreen(WorkerFailures, Screen[None]):
                 self._cancel(record.id)
 
         self.app.push_screen(
-            ConfirmModal(f"Cancel {record.id[2:10]}?", [record.objective]), decided
+            ConfirmModal(f"Cancel {short_task_id(record.id)}?", [record.objective]), decided
         )
 
     def action_discard(self) -> None:
@@ -408,7 +409,7 @@ class MainScreen(WorkerFailures, Screen[None]):
 
         self.app.push_screen(
             ConfirmModal(
-                f"Discard the worktree of {record.id[2:10]}?",
+                f"Discard the worktree of {short_task_id(record.id)}?",
                 [record.worktree_path, "work never applied is kept: use `caesar discard --force`"],
             ),
             decided,

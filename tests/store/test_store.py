@@ -35,13 +35,19 @@ def test_new_ids_are_well_formed_and_distinct() -> None:
     "bad",
     [
         "",
-        "t_",
-        "t_XYZ",
+        ".",
+        "..",
         "../t_" + "0" * 32,
         "t_" + "0" * 31 + "/",
         "t_" + "0" * 32 + "\x00",
-        "t_" + "0" * 33,
-        "T_" + "0" * 32,
+        "a\\b",
+        "a..b",
+        ".t_" + "0" * 32,
+        "t_x\n",
+        "t_\u202ex",
+        " t_x",
+        "x" * 129,
+        "\u00e9" * 65,
     ],
 )
 def test_malformed_task_ids_never_reach_a_path(store: TaskStore, bad: str) -> None:
@@ -49,6 +55,14 @@ def test_malformed_task_ids_never_reach_a_path(store: TaskStore, bad: str) -> No
         store.paths(bad)
     assert caught.value.exit_code is ExitCode.USAGE
     assert caught.value.remedy
+
+
+@pytest.mark.parametrize(
+    "good", ["t_imposed", "fix-login.2", "T_" + "0" * 32, "my task", "x" * 128]
+)
+def test_ids_the_reference_accepts_name_a_task_directory(store: TaskStore, good: str) -> None:
+    assert store.paths(good).root == store.tasks_dir / good
+    assert store.record_path(good).parent == store.records_dir
 
 
 @pytest.mark.parametrize("bad", ["", "..", "a/b", "a\\b", ".hidden", "a..b", "x\x00", "a" * 200])
