@@ -40,7 +40,10 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         + "  ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         + (f"  {waiting} need input" if waiting else "")
     ]
-    for level, record in walk_tree(build_tree(v.record for v in views.values())):
+    tree = list(walk_tree(build_tree(v.record for v in views.values())))
+    # Ids of other tools (the reference's own, up to 128 characters) are padded like caesar's.
+    id_width = max(len(safe_text(record.id)) + 2 * level for level, record in tree)
+    for level, record in tree:
         view = views[record.id]
         mark = NEEDS_INPUT.glyph if view.needs_input else STATUS[record.status].glyph
         headline = safe_text(view.asking if view.needs_input else view.activity.headline)
@@ -51,7 +54,8 @@ def text_frame(root: Path, now: datetime, only: tuple[str, ...] = ()) -> str:
         if checked is not ChecksMark.NOT_RUN:
             stalled += f"  [checks {checked.value}]"
         lines.append(
-            f"{'  ' * level}{mark} {record.id}  {safe_text(record.role or record.agent):<10} "
+            f"{'  ' * level}{mark} {safe_text(record.id):<{id_width - 2 * level}}  "
+            f"{safe_text(record.role or record.agent):<10} "
             f"{age((now - record.created_at).total_seconds()):>4}  "
             f"{f'turn {record.turn} ' if record.chained else ''}"
             f"{f'{record.executor.label} ' if record.executor else ''}{headline}{stalled}"

@@ -136,6 +136,12 @@ def test_watch_once_shows_reference_tasks(reference_project: ReferenceProject) -
     for task_id in (reference_project.ids["worktree"], *IMPOSED_IDS):
         assert task_id in done.stdout
     assert "running" in done.stdout
+    # Every row's columns line up, whatever the length of its id: the agent column starts at
+    # the same place on each top-level row.
+    rows = [line for line in done.stdout.splitlines()[1:] if line[:1] not in (" ", "")]
+    rows = [row for row in rows if not row.startswith(("approval ", "question ", "broken "))]
+    starts = {row.index(row.split()[2], len(" ".join(row.split()[:2]))) for row in rows}
+    assert len(rows) > 1 and len(starts) == 1, done.stdout
 
 
 def test_a_worktree_task_without_a_usable_base_is_refused_with_the_reason(
