@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,7 +158,12 @@ def resolve_binary(executable: str, env: Mapping[str, str] | None = None) -> Pat
 
 
 def probe_version(adapter: Adapter, timeout: float = VERSION_TIMEOUT_S) -> str | None:
-    """``<bin> --version``'s first line, or None if it cannot say within ``timeout``."""
+    """``<bin> --version``'s first line, or None if it cannot say within ``timeout``.
+
+    A generic agent is often a script that ignores its arguments and does its work: the probe
+    runs it in an empty directory of its own, without a task's ``CAESAR_*`` variables, so that
+    asking its version never touches the project (or, on a worker, the worker's directory).
+    """
     if isinstance(adapter, DemoAdapter):
         from caesar_core import __version__
 
@@ -165,16 +171,20 @@ def probe_version(adapter: Adapter, timeout: float = VERSION_TIMEOUT_S) -> str |
     binary = resolve_binary(adapter.bin)
     if binary is None:
         return None
+    env = {name: value for name, value in os.environ.items() if not name.startswith("CAESAR_")}
     try:
-        done = subprocess.run(
-            [str(binary), "--version"],
-            capture_output=True,
-            text=True,
-            errors="replace",  # an agent's --version may print anything
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        with tempfile.TemporaryDirectory(prefix="caesar-version-") as scratch:
+            done = subprocess.run(
+                [str(binary), "--version"],
+                capture_output=True,
+                text=True,
+                errors="replace",  # an agent's --version may print anything
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+                cwd=scratch,
+                env=env,
+                check=False,
+            )
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = (done.stdout or done.stderr).strip().splitlines()
