@@ -5,7 +5,8 @@ init line, ``assistant`` lines holding text, thinking and ``tool_use`` blocks, `
 holding each call's ``tool_result`` by id, and one closing ``result`` with the session's
 totals. The translator is Claude Code's (``ClaudeTranslator``) with what differs: its own
 file tools, a result that says whether the file was new only in its text, token counts in
-Gemini's sense (``input_tokens`` already counts the cached ones), an API error shown as the
+Gemini's sense (``input_tokens`` already counts the cached ones), deferred tools (MCP tools
+are offered behind ``tool_search``) called through ``tool_call``, an API error shown as the
 assistant's text (``[API Error: …]``, said again by the result), and the failure's reason in
 the result's ``error``.
 
@@ -22,9 +23,9 @@ How the modes map (each checked against the real CLI, ``tests/live/test_qwen_liv
   ``plan`` mode is not used: it refuses the report too.
 - **network**: only a sandbox cuts it (Docker/Podman, or ``tools.executionSandbox`` with
   bubblewrap, which only the user's or the system's settings may turn on), so it is ``open``.
-- **channel**: ``--mcp-config`` takes the server as inline JSON; nothing is written.
-  ``--allowed-mcp-server-names`` keeps the user's other servers out of the task, and a
-  read-only task allows the channel's tools (``mcp__caesar``).
+- **channel**: ``--mcp-config`` takes the server as inline JSON; nothing is written. The
+  server is trusted (``trust``: its calls never ask, a read-only task's included), and
+  ``--allowed-mcp-server-names`` keeps the user's other servers out of the task.
 - **follow-up**: ``--resume=<session>``, the ``session_id`` every line names.
 """
 
@@ -57,6 +58,7 @@ _API_ERROR = re.compile(r"\[API Error: (.*)\]", re.DOTALL)
 _GLOB = re.compile(r"([\\*?\[\]{}()!+@|])")
 """What a path rule's glob (picomatch) reads as special, escaped to stand for itself."""
 _CREATED = "Successfully created and wrote to new file"
+DEFERRED_CALL = "tool_call"
 
 
 class QwenTranslator(ClaudeTranslator):
@@ -72,6 +74,17 @@ class QwenTranslator(ClaudeTranslator):
             if len(kept) != len(content):
                 obj = {**obj, "message": {**message, "content": kept}}
         return super()._assistant(obj)
+
+    def _tool_use(self, block: dict[str, Any]) -> list[EventPayload]:
+        """A deferred tool (an MCP server's, behind ``tool_search``) is called through
+        ``tool_call {name, arguments}``: shown as the tool it calls."""
+        given = block.get("input")
+        if block.get("name") == DEFERRED_CALL and isinstance(given, dict):
+            name, arguments = given.get("name"), given.get("arguments")
+            if isinstance(name, str) and name:
+                args = arguments if isinstance(arguments, dict) else {}
+                block = {**block, "name": name, "input": args}
+        return super()._tool_use(block)
 
     def _created(self, raw: object, block: Mapping[str, Any]) -> bool:
         content = block.get("content")
@@ -129,8 +142,6 @@ class QwenAdapter:
                 f"--allowed-tools={path_rule(tool, task.report_path)}"
                 for tool in ("edit", "write_file")
             ]
-            if invocation.channel_command:
-                argv.append(f"--allowed-tools=mcp__{CHANNEL_SERVER}")
         else:
             argv += ["--approval-mode", "yolo"]
         argv.append(f"--include-directories={paths.root}")

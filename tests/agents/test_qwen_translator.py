@@ -162,6 +162,29 @@ def test_an_api_error_among_other_text_is_still_dropped_alone() -> None:
     assert events == [Message(text="Working.")]
 
 
+def test_a_deferred_tool_called_through_tool_call_is_shown_as_itself() -> None:
+    report = {"status": "success", "summary": "Done."}
+    called = {"name": "mcp__caesar__submit_report", "arguments": report}
+    _, events = replay(
+        [
+            use("s", "tool_search", query="caesar report"),
+            result("s", "<functions>...</functions>"),
+            use("c", "tool_call", **called),
+            result("c", "accepted"),
+            use("x", "tool_call", name=3),  # not a name: shown as the bridge it went through
+            result("x", "error", is_error=True),
+        ]
+    )
+    assert_paired(events)
+    starts = [(e.tool, e.input_summary) for e in calls(events) if e.status is ToolStatus.STARTED]
+    assert [tool for tool, _ in starts] == [
+        "tool_search",
+        "mcp__caesar__submit_report",
+        "tool_call",
+    ]
+    assert json.loads(starts[1][1]) == report
+
+
 def test_bad_lines_are_counted_never_raised() -> None:
     translator, events = replay(
         [
@@ -240,8 +263,8 @@ def test_the_channel_goes_on_the_command_line(tmp_path: Path, mode: Mode) -> Non
     given = next(a for a in launch.argv if a.startswith("--mcp-config="))
     server = json.loads(given.removeprefix("--mcp-config="))["mcpServers"]["caesar"]
     assert (server["command"], server["args"]) == (command[0], command[1:])
+    assert server["trust"] is True  # its calls never ask: headless, asking is refusing
     assert "--allowed-mcp-server-names=caesar" in launch.argv
-    assert ("--allowed-tools=mcp__caesar" in launch.argv) == (mode is Mode.READ_ONLY)
     assert not launch.files
 
 
