@@ -19,6 +19,14 @@ How the modes map (each checked against the real CLI, ``tests/live/test_copilot_
 - **channel**: ``--additional-mcp-config`` takes the server as JSON on the command line, added
   to the user's own servers for this run only; nothing is written. A read-only task allows
   the channel's tools by server (``--allow-tool=caesar``).
+- **trust**: ``--trust-folder`` trusts the workspace's configuration for this run only
+  (nothing saved): without it Copilot skips the project's hooks (``caesar hooks install
+  copilot``) and workspace MCP servers without a word. The workspace is the user's own
+  project (or a worktree of it) that they asked an agent with shell access to work in;
+  caesar vouches for it, as it does for Gemini CLI. The flag trusts one *new* session: with
+  ``--resume`` Copilot 1.0.102 then starts a new session instead, without a word, so a
+  follow-up turn goes without it (its project hooks run only where the user trusts the
+  folder in Copilot itself).
 - **follow-up**: ``--resume=<session>``, the id the closing ``result`` line names.
 
 The stream (``--output-format json``) is Copilot's session events, one object per line:
@@ -278,7 +286,10 @@ class CopilotAdapter:
         """The command in the workspace. The caller's flags go just before the prompt, which
         is ``-p``'s value (``--prompt=`` when it starts with a dash)."""
         task, paths = invocation.task, invocation.paths
-        argv = [self.bin, "--output-format", "json", "--add-dir", str(paths.root)]
+        argv = [self.bin, "--output-format", "json"]
+        if not invocation.resume_session:
+            argv.append("--trust-folder")  # a new session only: see the module's docstring
+        argv += ["--add-dir", str(paths.root)]
         if read_only(task):
             argv += ["--deny-tool=shell", f"--allow-tool=write({task.report_path})"]
             if invocation.channel_command:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from caesar_core.clientfiles import (
+    QWEN_SETTINGS_VERSION,
     ClientFileUnreadableError,
     Installation,
     installation,
@@ -49,8 +50,7 @@ def plan(client: str, root: Path, *, home: Path | None = None) -> Installation:
         "opencode": (root / "opencode.json", lambda text: _opencode(text, command, args)),
         "codex": (_codex_home(home) / "config.toml", lambda text: _codex(text, command, args)),
         "copilot": (root / ".github" / "mcp.json", lambda text: _copilot(text, command, args)),
-        # Qwen Code (a Gemini CLI fork) keeps its servers in the same shape as Gemini CLI.
-        "qwen": (root / ".qwen" / "settings.json", lambda text: _gemini(text, command, args)),
+        "qwen": (root / ".qwen" / "settings.json", lambda text: _qwen(text, command, args)),
     }
     if client not in targets:
         raise CaesarError(
@@ -82,6 +82,15 @@ def _claude(text: str | None, command: str, args: list[str]) -> str:
 
 def _gemini(text: str | None, command: str, args: list[str]) -> str:
     data = json_object(text)
+    _section(data, "mcpServers")[SERVER] = {"command": command, "args": args}
+    return json_text(data)
+
+
+def _qwen(text: str | None, command: str, args: list[str]) -> str:
+    """Qwen Code (a Gemini CLI fork) keeps its servers in Gemini CLI's shape, in a file that
+    carries its format's version (``clientfiles.QWEN_SETTINGS_VERSION``)."""
+    data = json_object(text)
+    data.setdefault("$version", QWEN_SETTINGS_VERSION)
     _section(data, "mcpServers")[SERVER] = {"command": command, "args": args}
     return json_text(data)
 

@@ -267,8 +267,9 @@ def test_write_mode_allows_every_tool_and_url_and_admits_the_task_dir(tmp_path: 
     launch = CopilotAdapter().launch(inv)
     root = inv.paths.root
     assert launch.argv == [
-        "copilot", "--output-format", "json", "--add-dir", str(root), "--allow-all-tools",
-        "--allow-all-urls", "--usage-output-file", str(root / USAGE_FILE), "-p", "# the brief",
+        "copilot", "--output-format", "json", "--trust-folder", "--add-dir", str(root),
+        "--allow-all-tools", "--allow-all-urls", "--usage-output-file", str(root / USAGE_FILE),
+        "-p", "# the brief",
     ]  # fmt: skip
     assert launch.cwd == Path("/repo/.caesar/wt/t_1")
     assert not launch.env and not launch.files
@@ -278,7 +279,7 @@ def test_read_only_mode_allows_the_report_alone_and_denies_the_shell(tmp_path: P
     inv = invocation(tmp_path, Mode.READ_ONLY)
     argv = CopilotAdapter().launch(inv).argv
     assert "--allow-all-tools" not in argv
-    assert argv[5:7] == ["--deny-tool=shell", f"--allow-tool=write({inv.task.report_path})"]
+    assert argv[6:8] == ["--deny-tool=shell", f"--allow-tool=write({inv.task.report_path})"]
 
 
 def test_the_network_model_resume_and_extra_args(tmp_path: Path) -> None:
@@ -292,6 +293,7 @@ def test_the_network_model_resume_and_extra_args(tmp_path: Path) -> None:
     argv = CopilotAdapter().launch(inv).argv
     assert "--allow-all-urls" in argv
     assert argv[argv.index("--model") + 1] == "gpt-5.4"
+    assert "--trust-folder" not in argv  # it makes --resume start a new session
     assert argv[-4:] == [
         "--resume=4e0a3c56-4cd2-4890-afeb-5b86215ba1b5",
         "--no-ask-user",

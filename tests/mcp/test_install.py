@@ -42,6 +42,12 @@ def test_install_merges_with_the_users_servers_and_settings(repo: Path, client: 
     assert "already up to date" in install(repo, client).stdout
 
 
+def test_qwen_settings_carry_their_version(repo: Path) -> None:
+    """Without ``$version`` Qwen Code rewrites the file at its next start (a task's diff)."""
+    assert install(repo, "qwen").returncode == 0
+    assert json.loads((repo / ".qwen" / "settings.json").read_text())["$version"] == 4
+
+
 def test_copilot_gets_its_own_server_shape(repo: Path) -> None:
     assert install(repo, "copilot").returncode == 0
     server = json.loads((repo / ".github" / "mcp.json").read_text())["mcpServers"]["caesar"]
