@@ -17,6 +17,11 @@ from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.fs import atomic_write, dump_json
 from caesar_core.safefs import loads
 
+QWEN_SETTINGS_VERSION = 4
+"""The settings format (``$version``) Qwen Code 0.24.4 migrates a settings file to, rewriting
+it, at its next start when the file has none: written with what caesar adds, so a project's
+``.qwen/settings.json`` never shows up changed in a task's diff."""
+
 
 @dataclass(frozen=True)
 class Installation:

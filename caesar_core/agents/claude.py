@@ -72,6 +72,8 @@ class ClaudeTranslator(JsonStreamTranslator):
     """Claude's stream as events; ``report_path`` is the file the brief asks the report in."""
 
     agent = "claude"
+    file_tools: frozenset[str] = FILE_TOOLS
+    """The tools whose successful result is a ``file_changed`` for the path in their input."""
 
     def __init__(self, workspace: str | Path, report_path: str | Path | None = None) -> None:
         super().__init__(workspace)
@@ -146,10 +148,13 @@ class ClaudeTranslator(JsonStreamTranslator):
         for block in results:
             call_id = block.get("tool_use_id")
             if isinstance(call_id, str) and call_id:
-                events += self._tool_result(call_id, block.get("is_error") is not True, raw)
+                ok = block.get("is_error") is not True
+                events += self._tool_result(call_id, ok, raw, block)
         return events
 
-    def _tool_result(self, call_id: str, ok: bool, raw: object) -> list[EventPayload]:
+    def _tool_result(
+        self, call_id: str, ok: bool, raw: object, block: Mapping[str, Any]
+    ) -> list[EventPayload]:
         """The closing edge carries the id alone (as claude gives it), then the file change
         a successful file tool made."""
         events: list[EventPayload] = []
@@ -159,7 +164,7 @@ class ClaudeTranslator(JsonStreamTranslator):
         status = ToolStatus.SUCCEEDED if ok else ToolStatus.FAILED
         events.append(ToolUse(tool="", id=call_id, input_summary="", status=status))
         tool, arguments = self._calls.pop(call_id, ("", {}))
-        if tool not in FILE_TOOLS:
+        if tool not in self.file_tools:
             return events
         path = arguments.get("file_path") or arguments.get("notebook_path")
         if not isinstance(path, str) or not path:
@@ -174,26 +179,29 @@ class ClaudeTranslator(JsonStreamTranslator):
         relative = self.relative(path)
         if Path(relative).is_absolute():
             return events  # outside the workspace: not part of the work caesar diffs
-        created = isinstance(raw, Mapping) and raw.get("type") == "create"
-        action = ChangeAction.CREATED if created else ChangeAction.MODIFIED
+        action = ChangeAction.CREATED if self._created(raw, block) else ChangeAction.MODIFIED
         events.append(FileChanged(path=relative, action=action))
         return events
+
+    def _created(self, raw: object, block: Mapping[str, Any]) -> bool:
+        """Whether a file tool's result says it created the file (claude's
+        ``tool_use_result`` does)."""
+        return isinstance(raw, Mapping) and raw.get("type") == "create"
+
+    def _input_tokens(self, usage: Mapping[str, Any]) -> int | None:
+        """Anthropic's ``input_tokens`` leaves out cached prompt tokens; all were read."""
+        parts = [
+            as_int(usage.get(key))
+            for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        ]
+        counted = [part for part in parts if part is not None]
+        return sum(counted) if counted else None
 
     def _result(self, obj: dict[str, Any]) -> list[EventPayload]:
         usage = obj.get("usage")
         if isinstance(usage, Mapping):
-            # Anthropic's input_tokens leaves out cached prompt tokens; all were read.
-            parts = [
-                as_int(usage.get(key))
-                for key in (
-                    "input_tokens",
-                    "cache_creation_input_tokens",
-                    "cache_read_input_tokens",
-                )
-            ]
-            counted = [part for part in parts if part is not None]
             self.add_usage(
-                sum(counted) if counted else None,
+                self._input_tokens(usage),
                 as_int(usage.get("output_tokens")),
                 as_float(obj.get("total_cost_usd")),
                 replace=True,
@@ -210,9 +218,12 @@ class ClaudeTranslator(JsonStreamTranslator):
             elif isinstance(text, str):
                 self.said(text)
             return []
-        self.failure = _failure_reason(obj, text, subtype)
+        self.failure = self._failure_reason(obj, text, subtype)
         self.said(self.failure)  # what a synthesized report's summary should say
         return [Error(message=self.failure, fatal=True)]
+
+    def _failure_reason(self, obj: Mapping[str, Any], text: object, subtype: object) -> str:
+        return _failure_reason(obj, text, subtype)
 
 
 def _failure_reason(obj: Mapping[str, Any], text: object, subtype: object) -> str:

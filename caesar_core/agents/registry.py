@@ -30,8 +30,10 @@ from caesar_core.agents.base import (
 )
 from caesar_core.agents.claude import ClaudeAdapter
 from caesar_core.agents.codex import CodexAdapter
+from caesar_core.agents.copilot import CopilotAdapter
 from caesar_core.agents.gemini import GeminiAdapter
 from caesar_core.agents.opencode import OpencodeAdapter
+from caesar_core.agents.qwen import QwenAdapter
 from caesar_core.agents.sessions import PointerTranslator
 from caesar_core.config import AgentConfig, Config
 from caesar_core.config.templates import uses_token
@@ -137,6 +139,8 @@ BUILTIN: tuple[Adapter, ...] = (
     ClaudeAdapter(),
     OpencodeAdapter(),
     GeminiAdapter(),
+    CopilotAdapter(),
+    QwenAdapter(),
 )
 
 

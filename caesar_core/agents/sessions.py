@@ -1,8 +1,9 @@
 """An agent CLI's own session id: taken from its output, checked, and handed back next turn.
 
 A follow-up turn resumes the session the previous turn's stream named (codex's thread id,
-Claude Code's ``session_id``, opencode's ``sessionID``, Gemini CLI's ``session_id``, or what a
-generic ``[[agent]]`` prints at its ``session_from`` pointer). The id comes from an agent's
+Claude Code's ``session_id``, opencode's ``sessionID``, Gemini CLI's and Qwen Code's
+``session_id``, Copilot CLI's ``result`` ``sessionId``, or what a generic ``[[agent]]`` prints
+at its ``session_from`` pointer). The id comes from an agent's
 output, so it is hostile input: it goes on the next command line as one argument (never
 through a shell), where one starting with a dash would read as an option. Only ids of ASCII
 letters, digits and ``_ . : -`` (a letter or digit first), at most 128 characters, are kept.

@@ -155,14 +155,16 @@ class JsonStreamTranslator:
         cost_usd: float | None = None,
         *,
         replace: bool = False,
+        source: str | None = None,
     ) -> None:
-        """Accumulate usage (``replace`` for streams whose numbers are already totals)."""
+        """Accumulate usage (``replace`` for streams whose numbers are already totals);
+        ``source`` says where they come from when it is not the stream."""
         previous = None if replace else self._usage
         self._usage = Usage(
             input_tokens=_plus(previous.input_tokens if previous else None, input_tokens),
             output_tokens=_plus(previous.output_tokens if previous else None, output_tokens),
             cost_usd=_plus(previous.cost_usd if previous else None, cost_usd),
-            source=f"{self.agent} stream",
+            source=source or f"{self.agent} stream",
         )
 
     def relative(self, path: str) -> str:

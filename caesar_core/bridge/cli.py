@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # typing costs ~3 ms of a ~30 ms budget
 
 MAX_REQUEST = 16 << 20
 """A request larger than this is refused rather than read into memory."""
-CLIENTS = ("claude-code", "codex", "gemini", "vscode")
+CLIENTS = ("claude-code", "codex", "gemini", "vscode", "copilot", "qwen")
 
 BRIDGE_USAGE = """\
 usage: caesar bridge < request.json

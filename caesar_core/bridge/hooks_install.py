@@ -17,9 +17,18 @@ Files (all in the project, so they travel with it and are reviewed like code):
   to answer an approval). Gemini CLI 0.61.0 reads a project's settings, hooks included, only
   in a trusted workspace (its trusted folders, or ``GEMINI_CLI_TRUST_WORKSPACE=true``);
   ``--skip-trust`` runs an untrusted one with them ignored.
+* copilot: ``.github/hooks/caesar.json``, a file of its own among the project's hook files, in
+  Copilot CLI's shape (``{"version": 1, "hooks": {event: [handler]}}``, the command under
+  ``bash``, ``timeoutSec``; no matcher groups), under PascalCase event names so that the
+  payloads are Claude-format. Copilot CLI 1.0.102 runs a project's hooks only in a folder it
+  trusts (``--trust-folder``, which caesar passes for its runs, or trusting it interactively),
+  and skips them without a word otherwise.
+* qwen: ``.qwen/settings.json`` (Claude Code's events and nesting, ``timeout`` in seconds), with
+  ``"$version": 4``: without it Qwen Code 0.24.4 migrates the file, rewriting it, at its next
+  start (a change in every task's diff).
 
-The live tests ``tests/live/test_{claude,codex,gemini}_hooks.py`` run the real CLIs with these
-files.
+The live tests ``tests/live/test_{claude,codex,gemini,copilot,qwen}_hooks.py`` run the real
+CLIs with these files.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from caesar_core.clientfiles import (
+    QWEN_SETTINGS_VERSION,
     ClientFileUnreadableError,
     Installation,
     installation,
@@ -39,11 +49,11 @@ from caesar_core.clientfiles import (
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.executable import caesar_command
 
-CLIENTS = ("claude-code", "codex", "gemini")
+CLIENTS = ("claude-code", "codex", "gemini", "copilot", "qwen")
 APPROVAL_WAIT_S = 600
 """How long a pre-tool hook may run: an approval waits up to ``[bridge] approval_timeout``
 (120 s by default), and a client that kills the hook first lets the call run."""
-ADAPTERS = ("claude-code", "codex", "gemini", "vscode")
+ADAPTERS = ("claude-code", "codex", "gemini", "vscode", "copilot", "qwen")
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,13 @@ class Target:
     events: tuple[str, ...]
     handler_extra: tuple[tuple[str, Any], ...] = ()
     timeouts: tuple[tuple[str, int], ...] = ()
+    grouped: bool = True
+    """Handlers in matcher groups (``event -> [{matcher, hooks: [handler]}]``); else straight
+    under their event (Copilot CLI)."""
+    command_key: str = "command"
+    timeout_key: str = "timeout"
+    defaults: tuple[tuple[str, Any], ...] = ()
+    """Top-level keys written when the file has none (the version of its format)."""
 
 
 TARGETS = {
@@ -82,6 +99,39 @@ TARGETS = {
         handler_extra=(("name", "caesar"),),
         # Gemini's default is 60 s; an approval may wait up to [bridge] approval_timeout.
         timeouts=(("BeforeTool", APPROVAL_WAIT_S * 1000),),
+    ),
+    "copilot": Target(
+        ".github/hooks/caesar.json",
+        (
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Stop",
+            "SessionEnd",
+            "ErrorOccurred",
+        ),
+        # Copilot's default is 30 s, and a hook it kills lets the call run.
+        timeouts=(("PreToolUse", APPROVAL_WAIT_S),),
+        grouped=False,
+        command_key="bash",
+        timeout_key="timeoutSec",
+        defaults=(("version", 1),),
+    ),
+    "qwen": Target(
+        ".qwen/settings.json",
+        (
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Stop",
+            "StopFailure",
+            "SessionEnd",
+            "Notification",
+        ),
+        timeouts=(("PreToolUse", APPROVAL_WAIT_S),),
+        defaults=(("$version", QWEN_SETTINGS_VERSION),),
     ),
 }
 
@@ -130,21 +180,34 @@ class HooksUnreadableError(ClientFileUnreadableError):
 
 def merge(text: str | None, target: Target, command: str) -> str:
     data = json_object(text)
+    for key, value in target.defaults:
+        data.setdefault(key, value)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError("'hooks' is not an object")
-    for event, groups in list(hooks.items()):
-        hooks[event] = _without_ours(event, groups)
+    for event, entries in list(hooks.items()):
+        if target.grouped:
+            hooks[event] = _without_ours(event, entries)
+        else:
+            hooks[event] = _handlers_not_ours(event, entries, target.command_key)
         if not hooks[event] and event in target.events:
             del hooks[event]  # re-added below, at the end, with ours
     timeouts = dict(target.timeouts)
     for event in target.events:
-        handler: dict[str, Any] = {"type": "command", "command": command}
+        handler: dict[str, Any] = {"type": "command", target.command_key: command}
         handler.update(target.handler_extra)
         if event in timeouts:
-            handler["timeout"] = timeouts[event]
-        hooks.setdefault(event, []).append({"matcher": "*", "hooks": [handler]})
+            handler[target.timeout_key] = timeouts[event]
+        entry = {"matcher": "*", "hooks": [handler]} if target.grouped else handler
+        hooks.setdefault(event, []).append(entry)
     return json_text(data)
+
+
+def _handlers_not_ours(event: str, handlers: object, command_key: str) -> list[Any]:
+    """An event's handlers (no groups: Copilot CLI) without ours."""
+    if not isinstance(handlers, list):
+        raise ValueError(f"hooks.{event} is not a list")
+    return [h for h in handlers if not (isinstance(h, dict) and is_caesar_hook(h.get(command_key)))]
 
 
 def _without_ours(event: str, groups: object) -> list[Any]:

@@ -15,14 +15,15 @@ def hooks() -> None:
 
 
 @hooks.command("install")
-@click.argument("client", type=click.Choice(["claude-code", "codex", "gemini"]))
+@click.argument("client", type=click.Choice(["claude-code", "codex", "gemini", "copilot", "qwen"]))
 @click.option("--dry-run", is_flag=True, help="Show the change as a diff; write nothing.")
 @project_options
 def hooks_install(client: str, dry_run: bool, root: Path, as_json: bool) -> None:
     """Register `caesar hook CLIENT` in CLIENT's project settings (other hooks are kept).
 
     claude-code: .claude/settings.json (VS Code reads it too); codex: .codex/hooks.json;
-    gemini: .gemini/settings.json.
+    gemini: .gemini/settings.json; copilot: .github/hooks/caesar.json; qwen:
+    .qwen/settings.json.
     """
     from caesar_core.bridge.hooks_install import plan
 

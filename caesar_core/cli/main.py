@@ -110,7 +110,8 @@ def bridge(ctx: click.Context) -> None:
 )
 @click.pass_context
 def hook(ctx: click.Context) -> None:
-    """A client's hook: claude-code, codex, gemini or vscode (installed by `hooks install`)."""
+    """A client's hook: claude-code, codex, gemini, vscode, copilot or qwen (installed by
+    `hooks install`)."""
     _fast(["hook", *ctx.args])
 
 

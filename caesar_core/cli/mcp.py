@@ -35,7 +35,9 @@ def mcp_serve(root: Path | None) -> None:
 
 
 @mcp.command("install")
-@click.argument("client", type=click.Choice(["claude", "codex", "opencode", "gemini"]))
+@click.argument(
+    "client", type=click.Choice(["claude", "codex", "opencode", "gemini", "copilot", "qwen"])
+)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @project_options
 def mcp_install(client: str, dry_run: bool, root: Path, as_json: bool) -> None:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Final, TypedDict
 
-FALLBACK_AGENTS: Final = ("codex", "claude", "opencode", "gemini", "demo")
+FALLBACK_AGENTS: Final = ("codex", "claude", "opencode", "gemini", "copilot", "qwen", "demo")
 """Default agent order of the built-in roles: the first one installed and allowed runs."""
 
 

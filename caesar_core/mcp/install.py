@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from caesar_core.clientfiles import (
+    QWEN_SETTINGS_VERSION,
     ClientFileUnreadableError,
     Installation,
     installation,
@@ -24,7 +25,7 @@ from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.executable import caesar_command
 
 SERVER = "caesar"
-CLIENTS = ("claude", "codex", "opencode", "gemini")
+CLIENTS = ("claude", "codex", "opencode", "gemini", "copilot", "qwen")
 
 
 class ConfigUnreadableError(ClientFileUnreadableError):
@@ -48,6 +49,8 @@ def plan(client: str, root: Path, *, home: Path | None = None) -> Installation:
         "gemini": (root / ".gemini" / "settings.json", lambda text: _gemini(text, command, args)),
         "opencode": (root / "opencode.json", lambda text: _opencode(text, command, args)),
         "codex": (_codex_home(home) / "config.toml", lambda text: _codex(text, command, args)),
+        "copilot": (root / ".github" / "mcp.json", lambda text: _copilot(text, command, args)),
+        "qwen": (root / ".qwen" / "settings.json", lambda text: _qwen(text, command, args)),
     }
     if client not in targets:
         raise CaesarError(
@@ -80,6 +83,24 @@ def _claude(text: str | None, command: str, args: list[str]) -> str:
 def _gemini(text: str | None, command: str, args: list[str]) -> str:
     data = json_object(text)
     _section(data, "mcpServers")[SERVER] = {"command": command, "args": args}
+    return json_text(data)
+
+
+def _qwen(text: str | None, command: str, args: list[str]) -> str:
+    """Qwen Code (a Gemini CLI fork) keeps its servers in Gemini CLI's shape, in a file that
+    carries its format's version (``clientfiles.QWEN_SETTINGS_VERSION``)."""
+    data = json_object(text)
+    data.setdefault("$version", QWEN_SETTINGS_VERSION)
+    _section(data, "mcpServers")[SERVER] = {"command": command, "args": args}
+    return json_text(data)
+
+
+def _copilot(text: str | None, command: str, args: list[str]) -> str:
+    """Copilot CLI's workspace servers (``copilot mcp add`` writes the same shape to the
+    user's ``mcp-config.json``): every tool of the server offered (``tools``)."""
+    data = json_object(text)
+    server = {"type": "local", "command": command, "args": args, "tools": ["*"]}
+    _section(data, "mcpServers")[SERVER] = server
     return json_text(data)
 
 

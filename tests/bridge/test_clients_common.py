@@ -81,7 +81,7 @@ def test_an_internal_failure_denies_a_pre_tool_and_only_warns_after_it(world: Ho
 
 
 def test_an_unknown_client_is_a_usage_error(world: HookWorld) -> None:
-    run = world.run("copilot", fixture("claude-code", "pre_tool_bash"))
+    run = world.run("cursor", fixture("claude-code", "pre_tool_bash"))
     assert run.code == 2
 
 

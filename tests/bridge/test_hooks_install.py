@@ -15,7 +15,9 @@ FILES = {
     "claude-code": ".claude/settings.json",
     "codex": ".codex/hooks.json",
     "gemini": ".gemini/settings.json",
+    "qwen": ".qwen/settings.json",
 }
+COPILOT = ".github/hooks/caesar.json"
 
 
 def ours(settings: dict[str, Any]) -> dict[str, list[str]]:
@@ -47,7 +49,8 @@ def test_install_into_an_empty_project(tmp_path: Path, client: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("client", "event"), [("claude-code", "PreToolUse"), ("codex", "PreToolUse")]
+    ("client", "event"),
+    [("claude-code", "PreToolUse"), ("codex", "PreToolUse"), ("qwen", "PreToolUse")],
 )
 def test_the_pre_tool_hook_may_wait_for_an_approval(
     tmp_path: Path, client: str, event: str
@@ -64,6 +67,45 @@ def test_gemini_gives_the_pre_tool_hook_time_for_an_approval(tmp_path: Path) -> 
     (before_tool,) = settings["hooks"]["BeforeTool"]
     assert before_tool["hooks"][0]["timeout"] == 600_000  # milliseconds in Gemini
     assert before_tool["hooks"][0]["name"] == "caesar"
+
+
+def test_qwen_settings_carry_their_version_so_qwen_never_rewrites_them(tmp_path: Path) -> None:
+    """Qwen Code 0.24.4 migrates a settings file without ``$version`` (rewriting it) at its
+    next start; a version already there is kept."""
+    caesar(tmp_path, "hooks", "install", "qwen", "--root", str(tmp_path))
+    assert json.loads((tmp_path / FILES["qwen"]).read_text())["$version"] == 4
+    (tmp_path / FILES["qwen"]).write_text('{"$version": 5, "theme": "dark"}')
+    caesar(tmp_path, "hooks", "install", "qwen", "--root", str(tmp_path))
+    settings = json.loads((tmp_path / FILES["qwen"]).read_text())
+    assert (settings["$version"], settings["theme"]) == (5, "dark")
+
+
+def test_copilot_gets_its_own_file_in_its_own_shape(tmp_path: Path) -> None:
+    """No matcher groups, the command under ``bash``, ``timeoutSec``; PascalCase events, so
+    Copilot CLI sends Claude-format payloads."""
+    done = caesar(tmp_path, "hooks", "install", "copilot", "--root", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    config = json.loads((tmp_path / COPILOT).read_text())
+    assert config["version"] == 1
+    assert set(config["hooks"]) == set(TARGETS["copilot"].events)
+    for event, handlers in config["hooks"].items():
+        (handler,) = handlers
+        assert handler["type"] == "command"
+        assert handler["bash"].endswith(" hook copilot") and is_caesar_hook(handler["bash"])
+        assert handler.get("timeoutSec") == (600 if event == "PreToolUse" else None)
+
+
+def test_copilot_hooks_merge_with_what_the_file_holds(tmp_path: Path) -> None:
+    path = tmp_path / COPILOT
+    path.parent.mkdir(parents=True)
+    mine = {"type": "command", "bash": "./audit.sh", "timeoutSec": 5}
+    stale = {"type": "command", "bash": "/old/bin/caesar hook copilot"}
+    path.write_text(json.dumps({"version": 1, "hooks": {"PreToolUse": [mine, stale]}}))
+    assert caesar(tmp_path, "hooks", "install", "copilot", "--root", str(tmp_path)).returncode == 0
+    pre = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert pre[0] == mine and len(pre) == 2 and "/old/bin" not in path.read_text()
+    again = caesar(tmp_path, "hooks", "install", "copilot", "--root", str(tmp_path))
+    assert "already up to date" in again.stdout
 
 
 def test_install_merges_and_replaces_only_caesar_hooks(tmp_path: Path) -> None:
@@ -145,6 +187,8 @@ def test_json_output(tmp_path: Path) -> None:
     [
         ("/usr/local/bin/caesar hook claude-code", True),
         ("caesar hook gemini --integration-mode managed_hook", True),
+        ("/venv/bin/caesar hook copilot", True),
+        ("/venv/bin/caesar hook qwen", True),
         ("/usr/bin/python3 -m caesar_core hook codex", True),
         ("'/path with space/caesar' hook vscode", True),
         ("/x/guard.sh hook claude-code", False),

@@ -24,6 +24,8 @@ PACKAGES = {
     "codex": "@openai/codex",
     "gemini": "@google/gemini-cli",
     "opencode": "opencode-ai",
+    "copilot": "@github/copilot",
+    "qwen": "@qwen-code/qwen-code",
 }
 """The executable each npm package installs."""
 

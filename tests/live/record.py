@@ -1,4 +1,5 @@
-"""Record a real CLI's stream: ``python -m tests.live.record codex|claude|opencode|gemini``.
+"""Record a real CLI's stream: ``python -m tests.live.record CLI…`` (codex, claude, opencode,
+gemini, copilot, qwen; all of them by default).
 
 Runs the standard scenario against the scripted model server (as the live tests do) and
 writes the CLI's JSON lines, workspace path made stable, to
@@ -42,7 +43,7 @@ def record(cli: str) -> Path:
 
 
 def main() -> None:
-    for cli in sys.argv[1:] or ["codex", "claude", "opencode", "gemini"]:
+    for cli in sys.argv[1:] or ["codex", "claude", "opencode", "gemini", "copilot", "qwen"]:
         print(record(cli))
     subprocess.run(["git", "status", "--short", str(STREAMS)], check=False)
 

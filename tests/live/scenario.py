@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from tests.live.clis import cli_path, path_with_clis
+from tests.live.clis import CACHE, cli_path, path_with_clis
 from tests.live.modelserver import ModelServer, Say, Script, Shell, Step, WriteFile
 from tests.runner.conftest import caesar
 
@@ -30,6 +30,8 @@ CAPTURE_WORKSPACE = "/capture/workspace"
 CAPTURE_TASK_DIR = "/capture/task"
 CAPTURE_ROOT = "/capture"
 """And the task directory, then the temporary directory the repository was made in."""
+CAPTURE_CACHE = "/capture/cache"
+"""And the CLIs' cache (``.cache/clis``, where a CLI may unpack itself)."""
 
 
 def report(summary: str = "Created two files as asked.") -> dict[str, Any]:
@@ -165,6 +167,7 @@ def capture_lines(run: LiveRun) -> list[str]:
         for spelling in {workspace, os.path.realpath(workspace)} - {""}:
             text = text.replace(spelling, CAPTURE_WORKSPACE)
         text = text.replace(str(run.task_dir), CAPTURE_TASK_DIR)
+        text = text.replace(str(CACHE), CAPTURE_CACHE)
         text = text.replace(str(run.task_dir.parents[3]), CAPTURE_ROOT)
         lines.append(text)
     return lines

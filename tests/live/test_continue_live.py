@@ -33,7 +33,10 @@ FIRST_TURN_MARK = "made by the shell"
 """In the first turn's shell call (``SHELL_COMMAND``), however a dialect quotes its arguments."""
 SECOND_FILE = "second-turn.txt"
 SECOND_COMMAND = f"printf 'made in the second turn\\n' > {SECOND_FILE}"
-CLIS = [pytest.param(cli, marks=requires(cli)) for cli in ("codex", "claude", "opencode", "gemini")]
+CLIS = [
+    pytest.param(cli, marks=requires(cli))
+    for cli in ("codex", "claude", "opencode", "gemini", "copilot", "qwen")
+]
 
 
 def second_report() -> dict[str, Any]:
@@ -123,6 +126,8 @@ SESSION_STORES = {
     "codex": "codex-home/sessions",
     "gemini": ".gemini/tmp",
     "opencode": ".local/share/opencode",
+    "copilot": ".copilot/session-state",
+    "qwen": ".qwen/projects",
 }
 """Where each CLI keeps its sessions under the test's HOME (see its dialect's environment)."""
 

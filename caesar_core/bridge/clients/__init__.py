@@ -1,4 +1,4 @@
-"""Client hook adapters: ``caesar hook claude-code|codex|gemini|vscode``.
+"""Client hook adapters: ``caesar hook claude-code|codex|gemini|vscode|copilot|qwen``.
 
 Each module reads its client's native hook payload on stdin, turns it into one lifecycle
 request (:mod:`caesar_core.bridge.clients.flow`), calls the bridge in-process and answers in the

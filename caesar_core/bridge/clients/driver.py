@@ -12,7 +12,7 @@ import os
 import sys
 
 from caesar_core.bridge.clients.common import PayloadError, read_payload
-from caesar_core.bridge.clients.flow import Client, Lifecycle
+from caesar_core.bridge.clients.flow import Client, Lifecycle, close_refused
 from caesar_core.bridge.clients.taskevents import TaskLog
 
 TYPE_CHECKING = False
@@ -45,6 +45,25 @@ class Adapter:
         self.parse = parse
         self.render = render
         self.fail = fail
+
+
+def closing_refusals(
+    render: Callable[[str, Step, dict[str, Any] | None, dict[str, Any]], Answer],
+    pre_tool_event: str,
+    env: Mapping[str, str],
+) -> Callable[[str, Step, dict[str, Any] | None, dict[str, Any]], Answer]:
+    """``render``, and after a refused ``pre_tool_event`` the call closed as denied, for
+    clients that run no post-tool hook for a call their hook refused (``flow.close_refused``)."""
+
+    def render_and_close(
+        event: str, step: Step, response: dict[str, Any] | None, payload: dict[str, Any]
+    ) -> Answer:
+        answer = render(event, step, response, payload)
+        if event == pre_tool_event and response is not None:
+            close_refused(step, response, env)
+        return answer
+
+    return render_and_close
 
 
 def options(argv: list[str], client: Client) -> tuple[Client, list[str]]:

@@ -93,6 +93,29 @@ def session_ended(session: str | None, project: str | None, why: str | None) -> 
     return Step("abort", session=session, project=project, reason=reason)
 
 
+def close_refused(step: Step, response: Mapping[str, Any], env: Mapping[str, str]) -> None:
+    """After a refused pre-tool: tell the bridge the call ended, denied. For clients that run
+    no post-tool hook for a call their pre-tool hook refused (Gemini CLI, Copilot CLI, Qwen
+    Code): left pending, a refused call without an id would pair with the next call of the
+    same tool, whose success would then read as "refused but ran"."""
+    if response.get("op") != "pre-tool" or response.get("decision") == "allow":
+        return
+    admission = response.get("admission_id")
+    if not isinstance(admission, str) or not admission:
+        return
+    request: dict[str, Any] = {
+        "op": "post-tool",
+        "admission_id": admission,
+        "tool": step.tool,
+        "status": "denied",
+        "duration_ms": None,
+        "result": None,
+    }
+    if step.tool_use_id:
+        request["tool_use_id"] = step.tool_use_id
+    call_bridge(request, env)
+
+
 class Client:
     """Who is calling: our adapter's name (claude-code, codex, gemini, vscode), the seed's
     ``clientContext.client`` for it (gemini is ``unknown``), and what is declared."""

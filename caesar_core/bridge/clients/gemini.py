@@ -18,9 +18,10 @@ hook refused (0.61.0 returns before executing it), and its payloads carry no cal
 bridge pairs post-tools by tool name, oldest first. Left pending, the refused call would pair
 with the next call of the same tool, and that call's success would read as "refused but ran"
 (the receipt downgraded to ``observed_only``). The hook therefore sends the bridge a
-``post-tool`` with status ``denied`` right after the refusal. Seen with the real Gemini CLI
-0.61.0 (``tests/live/test_gemini_hooks.py``). Two calls of one tool in flight at once, one
-refused, can still be paired crosswise: without ids nothing tells them apart.
+``post-tool`` with status ``denied`` right after the refusal (``flow.close_refused``). Seen with
+the real Gemini CLI 0.61.0 (``tests/live/test_gemini_hooks.py``). Two calls of one tool in
+flight at once, one refused, can still be paired crosswise: without ids nothing tells them
+apart.
 """
 
 from __future__ import annotations
@@ -31,12 +32,11 @@ from caesar_core.bridge.clients.common import (
     STOPPING,
     Answer,
     PayloadError,
-    call_bridge,
     int_field,
     reason_of,
     text_field,
 )
-from caesar_core.bridge.clients.driver import Adapter, drive, options
+from caesar_core.bridge.clients.driver import Adapter, closing_refusals, drive, options
 from caesar_core.bridge.clients.flow import Client, Step, session_ended, turn_finished
 
 TYPE_CHECKING = False
@@ -155,36 +155,8 @@ def fail(event: str | None, reason: str) -> Answer:
     return Answer({}, stderr=f"{text} (event {event} not blocked)")
 
 
-def close_refused(step: Step, response: Mapping[str, Any], env: Mapping[str, str]) -> None:
-    """After a refused ``BeforeTool``: tell the bridge the call ended, denied (see above)."""
-    if response.get("op") != "pre-tool" or response.get("decision") == "allow":
-        return
-    admission = response.get("admission_id")
-    if not isinstance(admission, str) or not admission:
-        return
-    call_bridge(
-        {
-            "op": "post-tool",
-            "admission_id": admission,
-            "tool": step.tool,
-            "status": "denied",
-            "duration_ms": None,
-            "result": None,
-        },
-        env,
-    )
-
-
 def main(argv: list[str]) -> int:
     client, _ = options(argv, CLIENT)
     env = dict(os.environ)
-
-    def render_and_close(
-        event: str, step: Step, response: dict[str, Any] | None, payload: Mapping[str, Any]
-    ) -> Answer:
-        answer = render(event, step, response, payload)
-        if event == "BeforeTool" and response is not None:
-            close_refused(step, response, env)
-        return answer
-
-    return drive(Adapter(client, event_of, parse, render_and_close, fail), env=env)
+    answer = closing_refusals(render, "BeforeTool", env)
+    return drive(Adapter(client, event_of, parse, answer, fail), env=env)
