@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,10 @@ def install(repo: Path, client: str, *args: str) -> subprocess.CompletedProcess[
 def test_install_merges_with_the_users_servers_and_settings(repo: Path, client: str) -> None:
     path = repo / FILES[client]
     path.parent.mkdir(parents=True, exist_ok=True)
-    mine = {"theme": "dark", "mcpServers": {"docs": {"command": "npx", "args": ["docs"]}}}
+    mine: dict[str, Any] = {
+        "theme": "dark",
+        "mcpServers": {"docs": {"command": "npx", "args": ["docs"]}},
+    }
     path.write_text(json.dumps(mine))
 
     dry = install(repo, client, "--dry-run")
