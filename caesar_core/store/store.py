@@ -27,7 +27,7 @@ from caesar_core.fs import atomic_write, create_exclusive, dump_json
 from caesar_core.layout import APPROVAL_ANSWERS_DIR, CAESAR_DIR, STATE_DIR
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.taskdir import TaskPaths
-from caesar_core.store import foreign
+from caesar_core.store.foreign import REPORT_TIERS, complete
 from caesar_core.store.ids import check_task_id
 from caesar_core.store.record import NO_ENDING, RECORD_ADAPTER, TaskRecord, TaskStatus
 
@@ -176,7 +176,7 @@ class TaskStore:
 
     def _complete(self, record: TaskRecord) -> TaskRecord:
         """A record as caesar reads it: one the reference wrote gets what it lacks."""
-        return foreign.complete(record, root=self.root, tasks_dir=self.tasks_dir)
+        return complete(record, root=self.root, tasks_dir=self.tasks_dir)
 
     def _encode(self, record: TaskRecord) -> bytes:
         """The record as written: caesar's fields, plus the reference's names for what it needs
@@ -184,7 +184,7 @@ class TaskStore:
         data = record.to_json_dict()
         data["task_dir"] = str(self.paths(record.id).root)
         tier = record.report_tier
-        data["report_via"] = tier if tier in foreign.REPORT_TIERS else "file"
+        data["report_via"] = tier if tier in REPORT_TIERS else "file"
         if record.applied_digest:
             data["applied_patch_digest"] = record.applied_digest
         return dump_json(data)

@@ -151,7 +151,7 @@ def test_unknown_agents_and_roles_list_the_known_ones(project: Project) -> None:
     agent = project.run("agents", "enable", "nosuch")
     assert agent.returncode == 2
     assert "unknown agent 'nosuch'" in agent.stderr
-    assert "demo, codex, claude, opencode, gemini, jq" in agent.stderr
+    assert "demo, codex, claude, opencode, gemini, copilot, qwen, jq" in agent.stderr
     role = project.run("role", "show", "nosuch")
     assert role.returncode == 2
     assert "reviewer, implementer, investigator" in role.stderr

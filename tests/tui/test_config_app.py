@@ -103,7 +103,7 @@ async def test_agents_roles_and_the_policy_with_where_each_value_came_from(
         assert row(app, "roles", "reviewer") == (
             "reviewer",
             "read-only",
-            "codex > claude > opencode > gemini > demo",
+            "codex > claude > opencode > gemini > copilot > qwen > demo",
             "demo",
             "default",
         )
