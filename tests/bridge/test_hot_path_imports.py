@@ -22,6 +22,7 @@ COSTLY = {
     "re", "enum", "functools", "collections",  # re compiles through enum and functools
     "hashlib", "_hashlib", "hmac",  # OpenSSL (state.hmac_sha256_key uses the built-in SHA-256)
     "fnmatch",  # imports re: loaded only for a project with [[bridge.rule]] entries
+    "importlib", "warnings",  # the adapter is imported by name with __import__
     "importlib.metadata", "email", "zipfile", "inspect", "ast", "tokenize",
 }  # fmt: skip
 PROBE = """
