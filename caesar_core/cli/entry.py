@@ -92,7 +92,10 @@ def main() -> None:
 
 
 def _print(text: str) -> int:
-    """Write ``text`` as click.echo does; a closed pipe exits 1 in silence, as click's does."""
+    """Write ``text`` as click.echo does: nothing without a stdout (started with it closed);
+    a pipe closed by its reader exits 1 in silence, as click's does."""
+    if sys.stdout is None:
+        return 0
     try:
         sys.stdout.write(text)
         sys.stdout.flush()

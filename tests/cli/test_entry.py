@@ -161,3 +161,20 @@ def test_a_closed_pipe_exits_1_in_silence_either_way(module: str) -> None:
     )
     os.close(write)
     assert (done.returncode, done.stderr) == (1, b"")
+
+
+@pytest.mark.parametrize("argv", [SCHEMA, ["--version"]], ids=["schema", "version"])
+@pytest.mark.parametrize("module", ["entry", "main"])
+def test_no_stdout_at_all_prints_nothing_and_succeeds_either_way(
+    module: str, argv: list[str]
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", f"from caesar_core.cli.{module} import main; main()", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=plain_env(),
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
