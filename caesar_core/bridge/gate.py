@@ -6,10 +6,9 @@ Stdlib only at module level (the hot path); the promises are in :mod:`caesar_cor
 
 from __future__ import annotations
 
-import json
 import os
 
-from caesar_core.bridge import policy, scan
+from caesar_core.bridge import cjson, policy, scan
 from caesar_core.bridge.ops import BadRequest, digest, known, load, record, require_open, respond
 from caesar_core.bridge.state import State, new_id
 
@@ -94,7 +93,7 @@ def begin(request: dict[str, Any], state: State, env: Mapping[str, str], now: Cl
 def pre_tool(request: dict[str, Any], state: State, env: Mapping[str, str], now: Clock) -> Response:
     tool: str = request["tool"]
     summary = scan.summary(request.get("tool_input"))
-    found = scan.secret_kinds(json.dumps(request.get("tool_input"), default=str))
+    found = scan.secret_kinds(cjson.dumps(request.get("tool_input"), default=str))
     use = digest(state, "tool_use", request.get("tool_use_id"))
     line: dict[str, Any] = {
         "op": "pre-tool",

@@ -6,17 +6,16 @@ a request (keys included) has each lone surrogate replaced by U+FFFD, the replac
 character, before anything else looks at it. A request nested deeper than :data:`MAX_DEPTH`
 is refused (nothing the contract defines needs ten levels), so no later walk recurses far.
 
-Stdlib only and small: this runs on every request.
+Stdlib only and small: this runs on every request. A string is tested by encoding it (UTF-8
+refuses exactly the surrogates); ``re`` is imported only to replace them.
 """
 
 from __future__ import annotations
 
-import re
-
 MAX_DEPTH = 64
 """Arrays and objects nested deeper than this are refused (as ``caesar_core.safefs`` does)."""
 REPLACEMENT = "\ufffd"
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
+SURROGATE = r"[\ud800-\udfff]"
 
 
 class TooDeepError(ValueError):
@@ -25,9 +24,15 @@ class TooDeepError(ValueError):
 
 def text(value: str) -> str:
     """``value`` with each lone surrogate replaced; ``value`` itself when it has none."""
-    if value.isascii() or _SURROGATE.search(value) is None:
+    if value.isascii():
         return value
-    return _SURROGATE.sub(REPLACEMENT, value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        return re.sub(SURROGATE, REPLACEMENT, value)
+    return value
 
 
 def well_formed(value: object, depth: int = 0) -> object:

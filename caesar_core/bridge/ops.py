@@ -6,10 +6,9 @@ once per tool call.
 
 from __future__ import annotations
 
-import json
 import time
 
-from caesar_core.bridge import scan, trace
+from caesar_core.bridge import cjson, scan, trace
 from caesar_core.bridge.state import State, valid_id
 
 TYPE_CHECKING = False
@@ -72,7 +71,7 @@ def digest(state: State, purpose: str, value: object) -> str | None:
     """Salted hash of any JSON value; None stays None (nothing was given)."""
     if value is None:
         return None
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    text = value if isinstance(value, str) else cjson.dumps(value, sort_keys=True, default=str)
     return state.hash(purpose, text)
 
 

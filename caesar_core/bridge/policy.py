@@ -26,7 +26,6 @@ begin.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 
 TYPE_CHECKING = False
@@ -131,6 +130,10 @@ def first_match(
     rules: Sequence[Mapping[str, Any]], tool: str, summary: str
 ) -> tuple[int, Mapping[str, Any]] | None:
     """Same semantics as ``config.model.Bridge.first_match``, without pydantic."""
+    if not rules:
+        return None
+    import fnmatch  # imports re: only for a project that has rules
+
     for index, rule in enumerate(rules, start=1):
         if rule.get("ignored") or not fnmatch.fnmatchcase(tool, str(rule.get("tool", ""))):
             continue

@@ -27,7 +27,9 @@ letter, a lowercase letter and a digit, so kebab-case names pass.
 * ``url_password``: ``scheme://user:password@host`` (the credentials part)
 
 Every scan is linear in the length of the text (no pattern can backtrack quadratically), and
-text holding none of the keys' prefixes costs one search of a combined pattern.
+text holding none of the keys' prefixes (:data:`TRIGGERS`) costs a few substring searches,
+without importing ``re`` (with ``enum``, more instructions than the interpreter's own start):
+only text holding a prefix meets the regular expressions, first their combined pattern.
 
 Injection markers (case-insensitive):
 
@@ -43,14 +45,13 @@ Injection markers (case-insensitive):
 
 from __future__ import annotations
 
-import json
-import re
-
+from caesar_core.bridge import cjson
 from caesar_core.bridge.inputs import text as well_formed_text
 from caesar_core.humanize import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from re import Match, Pattern
     from typing import Any
 
 SUMMARY_MAX = 200
@@ -75,7 +76,7 @@ SECRETS: tuple[tuple[str, str], ...] = (
 )
 """Each kind's pattern; the ``sk`` families here only at a word boundary (see GLUED). Compiled
 on first use (``re`` caches them): text without any key prefix, the common case on the hot
-path, is settled by one search of the combined pattern and never needs them."""
+path, is settled by :func:`_suspect` and never needs them."""
 
 GLUED: tuple[tuple[str, str], ...] = (
     ("anthropic_key", r"sk-ant-" + _SK),
@@ -87,16 +88,92 @@ A match takes the whole run of key characters, so a run that fails the shape tes
 one step: the scan stays linear, and a shorter key inside that run would fail the test too."""
 
 _KINDS = tuple(kind for kind, _ in SECRETS)
-_ANY = re.compile(
-    # Every alternative starts with a literal, so the engine skips to those characters. It
-    # matches wherever some kind's pattern does, also in the JSON text of a document holding
-    # the secret in a string (escapes never split a key), which lets dumps() skip clean ones.
-    r"A(?:(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}|Iza[0-9A-Za-z_\-]{35})"
-    r"|g(?:h[pousr]_[A-Za-z0-9]{36}|ithub_pat_[A-Za-z0-9]{22}|lpat-[A-Za-z0-9_\-]{20})"
-    r"|xox[abprs]-[A-Za-z0-9\-]{10}|sk(?:-[A-Za-z0-9_\-]{20}|_live_[A-Za-z0-9]{16})"
-    r"|rk_live_[A-Za-z0-9]{16}|_[sS][eE][cC][rR][eE][tT]_[aA][cC][cC][eE][sS][sS]_[kK][eE][yY]"
-    r"|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----|://[^/\s:@]+:[^/\s@]+@"
+
+_AWS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA")
+TRIGGERS: tuple[tuple[str, str], ...] = (
+    *((prefix, "[A-Z0-9]{16}") for prefix in _AWS),
+    ("AIza", r"[0-9A-Za-z_\-]{35}"),
+    *((f"gh{letter}_", "[A-Za-z0-9]{36}") for letter in "pousr"),
+    ("github_pat_", "[A-Za-z0-9]{22}"),
+    ("glpat-", r"[A-Za-z0-9_\-]{20}"),
+    *((f"xox{letter}-", r"[A-Za-z0-9\-]{10}") for letter in "abprs"),
+    ("sk-", r"[A-Za-z0-9_\-]{20}"),
+    ("sk_live_", "[A-Za-z0-9]{16}"),
+    ("rk_live_", "[A-Za-z0-9]{16}"),
+    ("_secret_access_key", ""),
+    ("-----BEGIN ", "(?:[A-Z0-9]+ )*PRIVATE KEY-----"),
+    ("://", r"[^/\s:@]+:[^/\s@]+@"),
 )
+"""The combined pattern, as (literal prefix, what follows it): wherever some kind's pattern
+matches, one of these does, also in the JSON text of a document holding the secret in a
+string (escapes never split a key), which lets :func:`dumps` skip clean documents. The
+:data:`ANY_CASE` prefix is matched with its ASCII letters in either case."""
+ANY_CASE = "_secret_access_key"
+PREFILTER_MAX = 1 << 16
+"""Text longer than this goes to the combined pattern at once: one pass of the regular
+expression engine instead of a substring search per prefix, and the import is small next to
+the scan."""
+
+
+def _suspect(text: str) -> bool:
+    """Whether ``text`` may hold a secret: it holds a :data:`TRIGGERS` prefix (or is long).
+
+    Never False where the combined pattern matches: a match starts with its prefix (and a
+    ``://`` match holds an ``@`` after it, so a plain URL is settled here too). So False
+    settles "no secret" without ``re``.
+    """
+    if len(text) > PREFILTER_MAX:
+        return True
+    for prefix, _ in TRIGGERS:
+        if prefix == ANY_CASE:
+            if prefix in text.lower():
+                return True
+        elif prefix == "://":
+            start = text.find(prefix)
+            if start >= 0 and text.find("@", start) >= 0:
+                return True
+        elif prefix in text:
+            return True
+    return False
+
+
+_COMBINED: list[Pattern[str]] = []
+"""The compiled combined pattern, once :func:`_combined` has been called."""
+
+
+def _combined() -> Pattern[str]:
+    """The combined pattern of :data:`TRIGGERS`, compiled on first use."""
+    if not _COMBINED:
+        import re
+
+        def literal(text: str, any_case: bool) -> str:
+            # In any case, ASCII letters only ([sS]...): what text.lower() in _suspect() sees.
+            return "".join(
+                f"[{char}{char.upper()}]" if any_case and char.isalpha() else re.escape(char)
+                for char in text
+            )
+
+        branches: dict[str, list[str]] = {}
+        for prefix, rest in TRIGGERS:
+            branches.setdefault(prefix[0], []).append(
+                literal(prefix[1:], prefix == ANY_CASE) + rest
+            )
+        # One branch per first character: the engine skips to those characters, then tries
+        # only the alternatives that can start there.
+        _COMBINED.append(
+            re.compile(
+                "|".join(
+                    f"{re.escape(first)}(?:{'|'.join(rests)})" for first, rests in branches.items()
+                )
+            )
+        )
+    return _COMBINED[0]
+
+
+def _any(text: str) -> bool:
+    """Whether the combined pattern matches in ``text``: the test before any kind's own."""
+    return _suspect(text) and _combined().search(text) is not None
+
 
 INJECTION_PATTERNS: tuple[tuple[str, str], ...] = (
     (
@@ -133,8 +210,10 @@ INJECTION_PATTERNS: tuple[tuple[str, str], ...] = (
 
 def secret_kinds(text: str) -> tuple[str, ...]:
     """The kinds of secret in ``text``, in table order, each once."""
-    if _ANY.search(text) is None:
+    if not _any(text):
         return ()
+    import re
+
     found = {kind for kind, pattern in SECRETS if re.search(pattern, text)}
     found.update(
         kind
@@ -146,6 +225,8 @@ def secret_kinds(text: str) -> tuple[str, ...]:
 
 def injection_kinds(text: str) -> tuple[str, ...]:
     """The prompt-injection markers in ``text``, in table order, each once."""
+    import re
+
     return tuple(
         kind
         for kind, pattern in INJECTION_PATTERNS
@@ -155,8 +236,10 @@ def injection_kinds(text: str) -> tuple[str, ...]:
 
 def redact(text: str) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
-    if _ANY.search(text) is None:
+    if not _any(text):
         return text
+    import re
+
     for kind, pattern in SECRETS:
         text = re.sub(pattern, f"[REDACTED:{kind}]", text)
     for kind, pattern in GLUED:
@@ -172,12 +255,14 @@ class _Marker:
     def __init__(self, mark: str) -> None:
         self.mark = mark
 
-    def __call__(self, match: re.Match[str]) -> str:
+    def __call__(self, match: Match[str]) -> str:
         return self.mark if _shaped(match) else match.group()
 
 
-def _shaped(match: re.Match[str]) -> bool:
+def _shaped(match: Match[str]) -> bool:
     """Shaped like a key: an uppercase letter, a lowercase letter and a digit after ``sk``."""
+    import re
+
     body = match.group()[3:]
     return all(re.search(test, body) for test in ("[A-Z]", "[a-z]", "[0-9]"))
 
@@ -199,10 +284,10 @@ def dumps(value: Any, **options: Any) -> str:
     A document whose JSON text holds no key prefix and no lone surrogate (the usual case) is
     dumped once and scanned once, as a whole.
     """
-    text = json.dumps(value, **options)
-    if _ANY.search(text) is None and well_formed_text(text) is text:
+    text = cjson.dumps(value, **options)
+    if not _any(text) and well_formed_text(text) is text:
         return text
-    return json.dumps(scrubbed(value), **options)
+    return cjson.dumps(scrubbed(value), **options)
 
 
 def clip(text: str, limit: int = SUMMARY_MAX) -> str:
@@ -224,7 +309,7 @@ _SUBJECT_KEYS = (
     "pattern",
     "files",
 )
-_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_PATCH_FILE = r"(?m)^\*\*\* (Add|Update|Delete) File: (.+)$"
 
 
 def summary(tool_input: object) -> str:
@@ -258,5 +343,7 @@ def _subject(tool_input: object) -> str:
 def _patch_files(text: str) -> str:
     if "*** Begin Patch" not in text:
         return ""
-    files = [f"{verb} {name.strip()}" for verb, name in _PATCH_FILE.findall(text)]
+    import re
+
+    files = [f"{verb} {name.strip()}" for verb, name in re.findall(_PATCH_FILE, text)]
     return "patch: " + ", ".join(files) if files else "patch"

@@ -26,12 +26,10 @@ def protocol() -> None:
 )
 def schema(document: str | None, strict: bool) -> None:
     """Print the JSON Schema of DOCUMENT (task, report, event, lifecycle), or list them."""
-    from caesar_core.published import DESCRIPTIONS, schema_text
+    from caesar_core.published import DESCRIPTIONS, listing, schema_text
 
     if document is None:
-        width = max(map(len, DESCRIPTIONS))
-        for name, description in DESCRIPTIONS.items():
-            click.echo(f"{name:<{width}}  {description}")
+        click.echo(listing(), nl=False)
         return
     if document not in DESCRIPTIONS:
         raise click.BadParameter(

@@ -16,7 +16,7 @@ def write_published() -> list[Path]:
     written = []
     for name in DOCUMENTS:
         for strict in (False, True):
-            path = HERE / file_name(name, strict=strict)
+            path = Path(HERE) / file_name(name, strict=strict)
             path.write_text(published_text(name, strict=strict), encoding="utf-8")
             written.append(path)
     return written

@@ -3,10 +3,12 @@ found in no byte of any file under the state directory or the task directory aft
 
 from __future__ import annotations
 
+import hmac
 import json
 import stat
 from pathlib import Path
 
+from caesar_core.bridge.state import State, hmac_sha256_key
 from caesar_core.store.approvals import answer_file
 from tests.bridge.core_support import Bridge, finish, write_task
 from tests.bridge.hookkit import HookWorld
@@ -204,3 +206,17 @@ def test_a_hook_writes_no_secret_into_the_task_log_or_its_answers(tmp_path: Path
     for text in texts:
         for key in KEYS:
             assert key not in text
+
+
+def test_hashes_are_hmac_sha256_under_the_salt(tmp_path: Path) -> None:
+    """The bridge computes HMAC-SHA256 without ``hmac`` (OpenSSL costs a hook ~3 ms): the
+    same digests as ``hmac.new``, for the salt and for keys past SHA-256's block too."""
+    state = State(tmp_path / "state")
+    for text in ("", "session-1", "é\ud800", "x" * 10_000):
+        message = b"session\0" + text.encode("utf-8", "surrogatepass")
+        assert state.hash("session", text) == hmac.new(state.salt, message, "sha256").hexdigest()
+    for key in (b"", b"k" * 64, b"k" * 65, bytes(range(256))):
+        inner, outer = hmac_sha256_key(key)
+        inner.update(b"message")
+        outer.update(inner.digest())
+        assert outer.hexdigest() == hmac.new(key, b"message", "sha256").hexdigest()

@@ -4,6 +4,7 @@ linear on hostile text, and :func:`scan.dumps` redacts every string of a documen
 from __future__ import annotations
 
 import json
+import random
 import time
 
 import pytest
@@ -162,3 +163,35 @@ def test_dumps_replaces_lone_surrogates() -> None:
     text = scan.dumps({"tool": "a\ud800b", "\udfff": "x"}, ensure_ascii=False)
     text.encode("utf-8")  # no lone surrogate left to fail encoding
     assert json.loads(text) == {"tool": "a\ufffdb", "\ufffd": "x"}
+
+
+def test_the_prefilter_never_passes_text_the_combined_pattern_matches() -> None:
+    """:func:`scan._suspect` is what spares clean text the regular expressions: it must say
+    "maybe" wherever the combined pattern matches (here over random mixes of the prefixes,
+    key characters, separators and case tricks), and the pattern must find every kind."""
+    fragments = [
+        *(prefix for prefix, _ in scan.TRIGGERS),
+        "_SECRET_ACCESS_KEY", "_Secret_Access_Key", "_ſecret_access_\u212aey", "https://",
+        "u:p", "@", "/", " ", ":", "-", "_", "é", "A", "Z9", "q", "0" * 8, "Ab1" * 6, "X" * 16,
+        "PRIVATE KEY-----", "RSA ", "\n",
+    ]  # fmt: skip
+    pattern = scan._combined()
+    rng = random.Random(17)
+    matched = 0
+    for _ in range(20_000):
+        text = "".join(rng.choice(fragments) for _ in range(rng.randint(1, 12)))
+        if pattern.search(text):
+            matched += 1
+            assert scan._suspect(text), text
+    assert matched > 1_000  # the mixes do reach the pattern
+    for key in [*KEYS.values(), "aws_SECRET_access_KEY = x", "https://user:pw@host"]:
+        assert scan._suspect(key) and pattern.search(key), key
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["git status", '{"command": "npm test"}', "fetch https://example.com/a?b=c", "task_1234"],
+)
+def test_ordinary_text_is_settled_by_the_prefilter_alone(text: str) -> None:
+    assert not scan._suspect(text)
+    assert scan.secret_kinds(text) == () and scan.redact(text) is text

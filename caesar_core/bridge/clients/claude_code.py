@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 
-from caesar_core.bridge.clients import vscode
 from caesar_core.bridge.clients.claude_format import event_of, fail, parse_common, render
 from caesar_core.bridge.clients.common import PayloadError, read_payload, text_field
 from caesar_core.bridge.clients.driver import Adapter, drive, options
@@ -41,6 +40,8 @@ def main(argv: list[str]) -> int:
     except PayloadError as exc:
         return fail(None, str(exc)).emit(sys.stdout, sys.stderr)
     if is_vscode(payload):
+        from caesar_core.bridge.clients import vscode  # only for VS Code's payloads
+
         return vscode.run(argv, payload)
     return drive(Adapter(client, event_of, parse, render, fail), payload=payload)
 

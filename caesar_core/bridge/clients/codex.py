@@ -18,7 +18,6 @@ seen whole: begin (its input messages are the prompt) and finalize at once, as o
 
 from __future__ import annotations
 
-import re
 import sys
 
 from caesar_core.bridge.clients import claude_format
@@ -40,7 +39,8 @@ if TYPE_CHECKING:
 
 CLIENT = Client("codex", "codex")
 NOTIFY_CLIENT = Client("codex", "codex", integration_mode="observed_only")
-_EXIT_CODE = re.compile(r"\A\s*(?:Exit code|exit_code|Process exited with code):?\s*(-?\d+)")
+_EXIT_CODE = r"\A\s*(?:Exit code|exit_code|Process exited with code):?\s*(-?\d+)"
+"""How a shell result says its exit status (post-tool only: ``re`` stays off PreToolUse)."""
 
 
 def parse(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Step:
@@ -68,7 +68,9 @@ def _failed(response: object) -> bool:
                 return code != 0
         return response.get("success") is False
     if isinstance(response, str):
-        found = _EXIT_CODE.match(response)
+        import re
+
+        found = re.match(_EXIT_CODE, response)
         return found is not None and int(found.group(1)) != 0
     return False
 

@@ -13,10 +13,10 @@ plain classes, string paths, and the bridge's own lock and atomic write.
 
 from __future__ import annotations
 
-import json
 import os
 
 from caesar_core import __version__
+from caesar_core.bridge import cjson
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and collections cost ~4 ms of imports on the hot path
@@ -84,7 +84,7 @@ def parse_payload(text: str) -> dict[str, Any]:
     if not text.strip():
         raise PayloadError("the hook payload is empty (expected one JSON object on stdin)")
     try:
-        data = json.loads(text)
+        data = cjson.loads(text)
     except (ValueError, RecursionError):
         raise PayloadError("the hook payload is not JSON") from None
     if not isinstance(data, dict):
@@ -198,7 +198,7 @@ class Sessions:
     def get(self, key: str) -> dict[str, Any] | None:
         try:
             with open(self._path(key), "rb") as file:
-                data = json.loads(file.read())
+                data = cjson.loads(file.read())
         except (OSError, ValueError):
             return None
         if not isinstance(data, dict) or not isinstance(data.get("admission_id"), str):
