@@ -8,6 +8,7 @@ about any agent, which is what makes providers interchangeable as seen from the 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -20,6 +21,9 @@ from caesar_core.protocol.task import Mode, Task
 from caesar_core.protocol.taskdir import TaskPaths
 
 ReportTier = Literal["channel", "schema", "file"]
+
+CHANNEL_SERVER = "caesar"
+"""The name a task's MCP channel server goes by in every CLI's configuration."""
 
 
 class NetworkControl(StrEnum):
@@ -190,6 +194,29 @@ def default_tier(capabilities: Capabilities, channel: bool) -> ReportTier:
     if capabilities.output_schema:
         return "schema"
     return "file"
+
+
+class BestTier:
+    """For an adapter whose preferred tier is the best its capabilities honor."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        raise NotImplementedError
+
+    def preferred_tier(self, channel: bool) -> ReportTier:
+        return default_tier(self.capabilities, channel)
+
+
+def prompt_option(prompt: str) -> list[str]:
+    """The prompt as ``-p``'s value, or ``--prompt=`` when it starts with a dash (it would
+    read as an option): the spelling Gemini CLI and the CLIs like it take."""
+    return [f"--prompt={prompt}"] if prompt.startswith("-") else ["-p", prompt]
+
+
+def inline_mcp_servers(server: Mapping[str, object]) -> str:
+    """The channel as ``{"mcpServers": {"caesar": server}}`` on one line, for a CLI that takes
+    its MCP servers as JSON on the command line."""
+    return json.dumps({"mcpServers": {CHANNEL_SERVER: server}}, separators=(",", ":"))
 
 
 def read_only(task: Task) -> bool:

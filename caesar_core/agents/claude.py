@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from caesar_core.agents.base import (
+    CHANNEL_SERVER,
+    BestTier,
     Capabilities,
     Invocation,
     Launch,
     McpInjection,
     NetworkControl,
-    ReportTier,
-    default_tier,
     read_only,
 )
 from caesar_core.agents.stream import JsonStreamTranslator, as_float, as_int, summarize
@@ -240,10 +240,9 @@ def _failure_reason(obj: Mapping[str, Any], text: object, subtype: object) -> st
 
 
 MCP_CONFIG = "mcp.json"
-CHANNEL_SERVER = "caesar"
 
 
-class ClaudeAdapter:
+class ClaudeAdapter(BestTier):
     """Write mode is ``acceptEdits`` plus ``Bash`` allowed: file edits stay confined to the
     workspace and the task directory (``--add-dir``), and commands run without a prompt,
     which ``-p`` could not answer. ``bypassPermissions`` would also lift the file tools'
@@ -317,6 +316,3 @@ class ClaudeAdapter:
 
     def translator(self, invocation: Invocation) -> ClaudeTranslator:
         return ClaudeTranslator(invocation.task.workspace, invocation.task.report_path)
-
-    def preferred_tier(self, channel: bool) -> ReportTier:
-        return default_tier(self.capabilities, channel)

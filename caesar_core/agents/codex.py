@@ -21,13 +21,13 @@ from typing import Any
 
 from caesar_core import safefs
 from caesar_core.agents.base import (
+    CHANNEL_SERVER,
+    BestTier,
     Capabilities,
     Invocation,
     Launch,
     McpInjection,
     NetworkControl,
-    ReportTier,
-    default_tier,
     read_only,
 )
 from caesar_core.agents.stream import JsonStreamTranslator, as_int, summarize
@@ -245,7 +245,7 @@ def _toml(value: object) -> str:
     return tomlkit.item(value).as_string()
 
 
-class CodexAdapter:
+class CodexAdapter(BestTier):
     id = "codex"
     display_name = "OpenAI Codex CLI"
     bin = "codex"
@@ -283,12 +283,12 @@ class CodexAdapter:
             argv += ["-c", "sandbox_workspace_write.network_access=true"]
         if invocation.channel_command:
             command, *args = invocation.channel_command
-            argv += ["-c", f"mcp_servers.caesar.command={_toml(command)}"]
-            argv += ["-c", f"mcp_servers.caesar.args={_toml(args)}"]
+            argv += ["-c", f"mcp_servers.{CHANNEL_SERVER}.command={_toml(command)}"]
+            argv += ["-c", f"mcp_servers.{CHANNEL_SERVER}.args={_toml(args)}"]
             # codex asks before every MCP tool call, and under ``exec`` (approval "never")
             # that refuses the call: "MCP tool call requires approval, but approval policy
             # is never". caesar's own channel is trusted, so its tools are pre-approved.
-            argv += ["-c", 'mcp_servers.caesar.default_tools_approval_mode="approve"']
+            argv += ["-c", f'mcp_servers.{CHANNEL_SERVER}.default_tools_approval_mode="approve"']
         if invocation.resume_session:
             argv += ["resume", invocation.resume_session]
         argv += [*invocation.extra_args, "--", invocation.prompt]
@@ -296,6 +296,3 @@ class CodexAdapter:
 
     def translator(self, invocation: Invocation) -> CodexTranslator:
         return CodexTranslator(invocation.task.workspace)
-
-    def preferred_tier(self, channel: bool) -> ReportTier:
-        return default_tier(self.capabilities, channel)

@@ -42,27 +42,27 @@ them from there when the stream ends (``usage_file``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from caesar_core import safefs
 from caesar_core.agents.base import (
+    CHANNEL_SERVER,
+    BestTier,
     Capabilities,
     Invocation,
     Launch,
     McpInjection,
     NetworkControl,
-    ReportTier,
-    default_tier,
+    inline_mcp_servers,
+    prompt_option,
     read_only,
 )
 from caesar_core.agents.stream import JsonStreamTranslator, as_int, summarize
 from caesar_core.protocol.event import Error, EventPayload, FileChanged, Message, Thinking
 from caesar_core.protocol.report import ChangeAction
 
-CHANNEL_SERVER = "caesar"
 USAGE_FILE = "copilot-usage.json"
 USAGE_SOURCE = "copilot usage file"
 _USAGE_LIMIT = 1 << 20
@@ -268,7 +268,7 @@ def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-class CopilotAdapter:
+class CopilotAdapter(BestTier):
     id = "copilot"
     display_name = "GitHub Copilot CLI"
     bin = "copilot"
@@ -306,20 +306,16 @@ class CopilotAdapter:
         if invocation.resume_session:
             argv.append(f"--resume={invocation.resume_session}")
         argv += list(invocation.extra_args)
-        prompt = invocation.prompt
-        argv += [f"--prompt={prompt}"] if prompt.startswith("-") else ["-p", prompt]
+        argv += prompt_option(invocation.prompt)
         return Launch(argv, Path(task.workspace))
 
     def translator(self, invocation: Invocation) -> CopilotTranslator:
         root = invocation.paths.root
         return CopilotTranslator(invocation.task.workspace, root, root / USAGE_FILE)
 
-    def preferred_tier(self, channel: bool) -> ReportTier:
-        return default_tier(self.capabilities, channel)
-
 
 def channel_config(command: Sequence[str]) -> str:
     """The channel as ``--additional-mcp-config`` JSON (Copilot's ``mcpServers`` format)."""
     executable, *args = command
     server = {"type": "local", "command": executable, "args": args, "tools": ["*"]}
-    return json.dumps({"mcpServers": {CHANNEL_SERVER: server}}, separators=(",", ":"))
+    return inline_mcp_servers(server)

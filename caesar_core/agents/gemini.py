@@ -40,13 +40,14 @@ from typing import Any
 
 from caesar_core import safefs
 from caesar_core.agents.base import (
+    CHANNEL_SERVER,
+    BestTier,
     Capabilities,
     Invocation,
     Launch,
     McpInjection,
     NetworkControl,
-    ReportTier,
-    default_tier,
+    prompt_option,
     read_only,
 )
 from caesar_core.agents.stream import JsonStreamTranslator, as_int, summarize
@@ -236,10 +237,7 @@ def report_policy(report_path: str) -> str:
     )
 
 
-CHANNEL_SERVER = "caesar"
-
-
-class GeminiAdapter:
+class GeminiAdapter(BestTier):
     id = "gemini"
     display_name = "Gemini CLI"
     bin = "gemini"
@@ -274,8 +272,7 @@ class GeminiAdapter:
             # and the worktree is the same one.
             argv += ["--resume", invocation.resume_session]
         argv += list(invocation.extra_args)
-        prompt = invocation.prompt
-        argv += [f"--prompt={prompt}"] if prompt.startswith("-") else ["-p", prompt]
+        argv += prompt_option(invocation.prompt)
         if invocation.channel_command:
             settings = Path(task.workspace) / ".gemini" / "settings.json"
             files[settings] = channel_settings(settings, invocation.channel_command)
@@ -289,9 +286,6 @@ class GeminiAdapter:
 
     def translator(self, invocation: Invocation) -> GeminiTranslator:
         return GeminiTranslator(invocation.task.workspace, invocation.paths.root)
-
-    def preferred_tier(self, channel: bool) -> ReportTier:
-        return default_tier(self.capabilities, channel)
 
 
 def channel_settings(path: Path, command: Sequence[str]) -> str:

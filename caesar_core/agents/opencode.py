@@ -23,20 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from caesar_core.agents.base import (
+    CHANNEL_SERVER,
+    BestTier,
     Capabilities,
     Invocation,
     Launch,
     McpInjection,
     NetworkControl,
-    ReportTier,
-    default_tier,
     read_only,
 )
 from caesar_core.agents.stream import JsonStreamTranslator, as_float, as_int, summarize
 from caesar_core.protocol.event import Error, EventPayload, FileChanged, Message, Thinking
 from caesar_core.protocol.report import ChangeAction
 
-CHANNEL_SERVER = "caesar"
 _EDIT_TOOLS = {"edit", "write", "patch", "multiedit", "apply_patch"}
 """The tools opencode's ``edit`` permission covers: the ones that change files."""
 _PATCH_ACTIONS = {
@@ -198,7 +197,7 @@ class OpencodeTranslator(JsonStreamTranslator):
         return [Error(message=message, fatal=True)]
 
 
-class OpencodeAdapter:
+class OpencodeAdapter(BestTier):
     id = "opencode"
     display_name = "opencode"
     bin = "opencode"
@@ -238,9 +237,6 @@ class OpencodeAdapter:
 
     def translator(self, invocation: Invocation) -> OpencodeTranslator:
         return OpencodeTranslator(invocation.task.workspace, invocation.paths.root)
-
-    def preferred_tier(self, channel: bool) -> ReportTier:
-        return default_tier(self.capabilities, channel)
 
 
 def permissions(invocation: Invocation) -> dict[str, Any]:

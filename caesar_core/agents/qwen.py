@@ -31,27 +31,27 @@ How the modes map (each checked against the real CLI, ``tests/live/test_qwen_liv
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from caesar_core.agents.base import (
+    CHANNEL_SERVER,
+    BestTier,
     Capabilities,
     Invocation,
     Launch,
     McpInjection,
     NetworkControl,
-    ReportTier,
-    default_tier,
+    inline_mcp_servers,
+    prompt_option,
     read_only,
 )
 from caesar_core.agents.claude import ClaudeTranslator
 from caesar_core.agents.stream import as_int
 from caesar_core.protocol.event import EventPayload
 
-CHANNEL_SERVER = "caesar"
 SHELL_TOOLS = ("run_shell_command", "monitor")
 """The tools that run commands (``monitor`` runs one and watches it)."""
 _API_ERROR = re.compile(r"\[API Error: (.*)\]", re.DOTALL)
@@ -115,7 +115,7 @@ def path_rule(tool: str, path: str) -> str:
     return f"{tool}(/{escaped})"
 
 
-class QwenAdapter:
+class QwenAdapter(BestTier):
     id = "qwen"
     display_name = "Qwen Code"
     bin = "qwen"
@@ -153,19 +153,15 @@ class QwenAdapter:
         if invocation.resume_session:
             argv.append(f"--resume={invocation.resume_session}")
         argv += list(invocation.extra_args)
-        prompt = invocation.prompt
-        argv += [f"--prompt={prompt}"] if prompt.startswith("-") else ["-p", prompt]
+        argv += prompt_option(invocation.prompt)
         return Launch(argv, Path(task.workspace))
 
     def translator(self, invocation: Invocation) -> QwenTranslator:
         return QwenTranslator(invocation.task.workspace, invocation.task.report_path)
-
-    def preferred_tier(self, channel: bool) -> ReportTier:
-        return default_tier(self.capabilities, channel)
 
 
 def channel_config(command: Sequence[str]) -> str:
     """The channel as ``--mcp-config`` JSON (the ``mcpServers`` of Qwen Code's settings)."""
     executable, *args = command
     server = {"command": executable, "args": args, "trust": True}
-    return json.dumps({"mcpServers": {CHANNEL_SERVER: server}}, separators=(",", ":"))
+    return inline_mcp_servers(server)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from caesar_core.agents.base import (
     Adapter,
+    BestTier,
     Capabilities,
     Invocation,
     Launch,
@@ -25,7 +26,6 @@ from caesar_core.agents.base import (
     ReportTier,
     SilentTranslator,
     Translator,
-    default_tier,
     read_only,
 )
 from caesar_core.agents.claude import ClaudeAdapter
@@ -63,7 +63,7 @@ class DemoAdapter:
 
 
 @dataclass(frozen=True)
-class GenericAdapter:
+class GenericAdapter(BestTier):
     """Any CLI declared with ``[[agent]]``: its args template, its working directory rule.
 
     The network is controllable when the entry says how: ``network_args`` are appended when
@@ -128,9 +128,6 @@ class GenericAdapter:
         if self.config.session_from is not None:
             return PointerTranslator(self.config.session_from)
         return SilentTranslator()
-
-    def preferred_tier(self, channel: bool) -> ReportTier:
-        return default_tier(self.capabilities, channel)
 
 
 BUILTIN: tuple[Adapter, ...] = (
