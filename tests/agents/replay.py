@@ -75,3 +75,18 @@ def invocation_for(
         **fields,
     )
     return Invocation(task=task, paths=TaskPaths(tasks), prompt=prompt, tier=tier, **overrides)
+
+
+def worktree_invocation(
+    agent: str,
+    tmp_path: Path,
+    mode: Mode = Mode.WRITE,
+    tier: ReportTier = "file",
+    **overrides: Any,
+) -> Invocation:
+    """Task ``t_1`` of ``agent`` in its worktree, its directory made under ``tmp_path``, with
+    the brief ``# the brief`` unless ``overrides`` say otherwise."""
+    root = tmp_path / "repo" / ".caesar" / "tasks" / "t_1"
+    root.mkdir(parents=True, exist_ok=True)
+    fields: dict[str, Any] = {"prompt": "# the brief", "tier": tier, **overrides}
+    return invocation_for(agent, root, "/repo/.caesar/wt/t_1", mode=mode, **fields)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from caesar_core.agents.base import Invocation, McpInjection, NetworkControl, ReportTier
+from caesar_core.agents.base import McpInjection, NetworkControl
 from caesar_core.agents.copilot import USAGE_FILE, CopilotAdapter, CopilotTranslator
 from caesar_core.protocol import Mode
 from caesar_core.protocol.event import Error, FileChanged, Message, Thinking, ToolStatus
@@ -24,8 +25,8 @@ from tests.agents.replay import (
     WORKSPACE,
     assert_paired,
     calls,
-    invocation_for,
     replay_into,
+    worktree_invocation,
 )
 
 CAPTURE = STREAMS / "copilot-1.0.102.jsonl"
@@ -253,13 +254,7 @@ def test_a_session_id_that_could_read_as_an_option_is_not_kept() -> None:
 # -- the command line ------------------------------------------------------------------------
 
 
-def invocation(
-    tmp_path: Path, mode: Mode = Mode.WRITE, tier: ReportTier = "file", **overrides: Any
-) -> Invocation:
-    root = tmp_path / "repo" / ".caesar" / "tasks" / "t_1"
-    root.mkdir(parents=True, exist_ok=True)
-    fields: dict[str, Any] = {"prompt": "# the brief", "tier": tier, **overrides}
-    return invocation_for("copilot", root, "/repo/.caesar/wt/t_1", mode=mode, **fields)
+invocation = partial(worktree_invocation, "copilot")
 
 
 def test_write_mode_allows_every_tool_and_url_and_admits_the_task_dir(tmp_path: Path) -> None:
@@ -305,11 +300,6 @@ def test_the_network_model_resume_and_extra_args(tmp_path: Path) -> None:
 def test_without_the_network_no_url_is_allowed(tmp_path: Path) -> None:
     argv = CopilotAdapter().launch(invocation(tmp_path, task_fields={"network": False})).argv
     assert "--allow-all-urls" not in argv
-
-
-def test_a_brief_starting_with_a_dash_is_never_read_as_a_flag(tmp_path: Path) -> None:
-    argv = CopilotAdapter().launch(invocation(tmp_path, prompt="- do it")).argv
-    assert argv[-1] == "--prompt=- do it"
 
 
 @pytest.mark.parametrize("mode", [Mode.WRITE, Mode.READ_ONLY])

@@ -11,12 +11,13 @@ import dataclasses
 import json
 import re
 import tomllib
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from caesar_core.agents.base import Invocation, McpInjection, NetworkControl, ReportTier
+from caesar_core.agents.base import McpInjection, NetworkControl
 from caesar_core.agents.gemini import GeminiAdapter, GeminiTranslator, report_policy
 from caesar_core.protocol import Mode
 from caesar_core.protocol.event import (
@@ -32,8 +33,8 @@ from tests.agents.replay import (
     WORKSPACE,
     assert_paired,
     calls,
-    invocation_for,
     replay_into,
+    worktree_invocation,
 )
 
 CAPTURE = STREAMS / "gemini-0.61.0.jsonl"
@@ -275,14 +276,7 @@ def test_a_stream_that_dies_mid_call_ends_the_call_failed() -> None:
 # -- the command line ------------------------------------------------------------------------
 
 
-def invocation(
-    tmp_path: Path, mode: Mode = Mode.WRITE, tier: ReportTier = "file", **overrides: Any
-) -> Invocation:
-    root = tmp_path / "repo" / ".caesar" / "tasks" / "t_1"
-    root.mkdir(parents=True, exist_ok=True)
-    workspace = "/repo/.caesar/wt/t_1"
-    fields: dict[str, Any] = {"prompt": "# the brief", "tier": tier, **overrides}
-    return invocation_for("gemini", root, workspace, mode=mode, **fields)
+invocation = partial(worktree_invocation, "gemini")
 
 
 BASE = ["gemini", "--output-format", "stream-json", "--skip-trust"]
@@ -331,11 +325,6 @@ def test_network_off_has_no_switch_and_model_and_extra_args(tmp_path: Path) -> N
     argv = GeminiAdapter().launch(inv).argv
     assert "--sandbox" not in argv  # needs docker/podman: the network stays open
     assert argv[-5:] == ["-m", "gemini-2.5-pro", "--debug", "-p", "# the brief"]
-
-
-def test_a_brief_starting_with_a_dash_is_never_read_as_a_flag(tmp_path: Path) -> None:
-    argv = GeminiAdapter().launch(invocation(tmp_path, prompt="- do it")).argv
-    assert argv[-1] == "--prompt=- do it"
 
 
 def test_the_channel_goes_into_the_workspace_settings_for_the_run(tmp_path: Path) -> None:

@@ -9,12 +9,13 @@ shares with Claude Code's stream is tested there; these are Qwen Code's own shap
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from caesar_core.agents.base import Invocation, McpInjection, NetworkControl, ReportTier
+from caesar_core.agents.base import McpInjection, NetworkControl
 from caesar_core.agents.qwen import QwenAdapter, QwenTranslator, path_rule
 from caesar_core.protocol import Mode
 from caesar_core.protocol.event import Error, FileChanged, Message, Thinking, ToolStatus
@@ -23,8 +24,8 @@ from tests.agents.replay import (
     WORKSPACE,
     assert_paired,
     calls,
-    invocation_for,
     replay_into,
+    worktree_invocation,
 )
 
 CAPTURE = STREAMS / "qwen-0.24.4.jsonl"
@@ -205,13 +206,7 @@ def test_bad_lines_are_counted_never_raised() -> None:
 # -- the command line ------------------------------------------------------------------------
 
 
-def invocation(
-    tmp_path: Path, mode: Mode = Mode.WRITE, tier: ReportTier = "file", **overrides: Any
-) -> Invocation:
-    root = tmp_path / "repo" / ".caesar" / "tasks" / "t_1"
-    root.mkdir(parents=True, exist_ok=True)
-    fields: dict[str, Any] = {"prompt": "# the brief", "tier": tier, **overrides}
-    return invocation_for("qwen", root, "/repo/.caesar/wt/t_1", mode=mode, **fields)
+invocation = partial(worktree_invocation, "qwen")
 
 
 def test_write_mode_approves_every_tool_and_admits_the_task_dir(tmp_path: Path) -> None:
@@ -248,11 +243,6 @@ def test_the_model_resume_and_extra_args_go_before_the_prompt(tmp_path: Path) ->
     inv = invocation(tmp_path, model="qwen3-coder", resume_session="s-1", extra_args=["--debug"])
     argv = QwenAdapter().launch(inv).argv
     assert argv[-6:] == ["--model", "qwen3-coder", "--resume=s-1", "--debug", "-p", "# the brief"]
-
-
-def test_a_brief_starting_with_a_dash_is_never_read_as_a_flag(tmp_path: Path) -> None:
-    argv = QwenAdapter().launch(invocation(tmp_path, prompt="- do it")).argv
-    assert argv[-1] == "--prompt=- do it"
 
 
 @pytest.mark.parametrize("mode", [Mode.WRITE, Mode.READ_ONLY])
