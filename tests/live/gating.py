@@ -4,10 +4,14 @@ and committed, a rule refusing the deletion, and the check that no secret was ke
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import tomlkit
 
+from tests.live.modelserver import Say, Script, Shell, WriteFile
+from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, LiveRun, report
 from tests.runner.conftest import caesar, git
 
 CANARY = "AKIA" + "QWERTYUIOPASDFGH"
@@ -31,6 +35,42 @@ def hooked_project(repo: Path, client: str, rules: str) -> None:
     git(repo, "commit", "-q", "-m", "hooks and data")
     (repo / ".caesar").mkdir(exist_ok=True)
     (repo / ".caesar" / "config.toml").write_text(rules)
+
+
+def deletion_script() -> Script:
+    """The deletion the rule refuses (with the canary in it), a command it allows, the report
+    by file."""
+    return Script(
+        [
+            Shell(f"rm -rf keep  # {CANARY}"),
+            Shell(SHELL_COMMAND),
+            WriteFile("{report_path}", json.dumps(report())),
+            Say("Done."),
+        ]
+    )
+
+
+def assert_denied_then_allowed(run: LiveRun) -> None:
+    """The run ended well, the deletion was refused before it ran and the next command ran."""
+    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-30:])
+    workspace = Path(run.outcome["workspace"])
+    assert (workspace / "keep" / "data.txt").read_text() == "precious\n"  # denied before it ran
+    assert (workspace / SHELL_FILE).exists()  # the next command was allowed
+
+
+def assert_each_call_once(run: LiveRun) -> None:
+    """Every call in the events once, start and end: the hooks added no duplicate."""
+    calls = [e for e in run.events() if e["type"] == "tool_use"]
+    assert len({c["id"] for c in calls}) * 2 == len(calls)
+
+
+def the_receipt(state: Path) -> dict[str, Any]:
+    """The one receipt the turn left in the bridge's local spool."""
+    receipts = list((state / "bridge" / "spool").glob("*.json"))
+    assert len(receipts) == 1
+    receipt: dict[str, Any] = json.loads(receipts[0].read_text())
+    assert receipt["delivery"] == "local_spool"
+    return receipt
 
 
 def assert_no_secret_kept(state: Path, task_dir: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 from tests.live.clis import CACHE, cli_path, path_with_clis
 from tests.live.modelserver import ModelServer, Say, Script, Shell, Step, WriteFile
-from tests.runner.conftest import caesar
+from tests.runner.conftest import caesar, git
 
 SHELL_FILE = "shell-made.txt"
 SHELL_COMMAND = f"printf 'made by the shell\\n' > {SHELL_FILE}"
@@ -32,6 +33,7 @@ CAPTURE_ROOT = "/capture"
 """And the task directory, then the temporary directory the repository was made in."""
 CAPTURE_CACHE = "/capture/cache"
 """And the CLIs' cache (``.cache/clis``, where a CLI may unpack itself)."""
+READ_ONLY_SUMMARY = "Looked, changed nothing."
 
 
 def report(summary: str = "Created two files as asked.") -> dict[str, Any]:
@@ -83,6 +85,66 @@ def standard_script(tier: str) -> Script:
     else:
         steps += [WriteFile("{report_path}", body), Say("Done: the report is written.")]
     return Script(steps)
+
+
+def read_only_script() -> Script:
+    """The scenario's steps for a read-only task, which the CLI itself must refuse but for the
+    report (claiming no change) that follows them."""
+    body = json.dumps({**report(READ_ONLY_SUMMARY), "changes": [], "commands_run": []})
+    return Script(
+        [
+            Shell(f"printf x > {SHELL_FILE}"),
+            WriteFile(TOOL_FILE, TOOL_CONTENT),
+            WriteFile("{report_path}", body),
+            Say("Done: the report is written."),
+        ]
+    )
+
+
+def assert_did_the_work(run: LiveRun) -> None:
+    """The write run ended well and both of the scenario's files are in its workspace."""
+    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-20:])
+    workspace = Path(run.outcome["workspace"])
+    assert (workspace / SHELL_FILE).read_text() == "made by the shell\n"
+    assert (workspace / TOOL_FILE).read_text() == TOOL_CONTENT
+
+
+def assert_held_read_only(run: LiveRun) -> None:
+    """Neither the shell step nor the workspace write of ``read_only_script`` went through."""
+    workspace = Path(run.outcome["workspace"])
+    assert not (workspace / SHELL_FILE).exists()
+    assert not (workspace / TOOL_FILE).exists()
+    assert git(workspace, "status", "--porcelain") == ""
+    assert not [e for e in run.events() if e["type"] == "file_changed"]
+
+
+def tool_ends(run: LiveRun) -> list[dict[str, Any]]:
+    """The closing edges of the run's calls, in order, once every call that started ended."""
+    calls = [e for e in run.events() if e["type"] == "tool_use"]
+    starts = Counter(e["id"] for e in calls if e["status"] == "started")
+    ends = [e for e in calls if e["status"] != "started"]
+    assert starts and starts == Counter(e["id"] for e in ends), calls
+    return ends
+
+
+def diff_paths(repo: Path, run: LiveRun) -> set[str]:
+    """The files ``caesar diff`` lists for the run's task."""
+    diff = caesar(repo, "diff", run.outcome["task_id"], "--json")
+    assert diff.returncode == 0, diff.stderr
+    return {f["path"] for f in json.loads(diff.stdout)["files"]}
+
+
+def assert_refused_model(run: LiveRun, reason: str) -> None:
+    """A run with ``--model refused``, which the scripted OpenAI-style provider refuses: the
+    task failed with the provider's ``reason``, no call was made, caesar wrote the report."""
+    assert run.outcome["status"] == "failed", run.outcome
+    errors = [e for e in run.events() if e["type"] == "error"]
+    assert (errors[0]["message"], errors[0]["fatal"]) == (reason, True)
+    assert not [e for e in run.events() if e["type"] == "tool_use"]
+    assert run.outcome["report_source"] == "synthesized"
+    assert run.outcome["report"]["status"] == "failed"
+    asked = {r.body.get("model") for r in run.server.seen("/chat/completions") if r.body}
+    assert asked == {"refused"}
 
 
 def dialect_module(cli: str) -> ModuleType:

@@ -19,14 +19,15 @@ from tests.live.clis import cli_path, cli_version, requires
 from tests.live.modelserver import Say, Script, Shell, WriteFile
 from tests.live.scenario import (
     SHELL_FILE,
-    TOOL_CONTENT,
     TOOL_FILE,
     LiveRun,
+    assert_did_the_work,
+    diff_paths,
     report,
     run_live,
     standard_script,
 )
-from tests.runner.conftest import caesar, git
+from tests.runner.conftest import git
 
 pytestmark = requires("claude")
 
@@ -55,11 +56,8 @@ def assert_paired(run: LiveRun) -> list[tuple[dict[str, Any], dict[str, Any]]]:
 
 def test_claude_runs_the_scenario_and_writes_the_report_file(repo: Path, tmp_path: Path) -> None:
     run = run_live("claude", repo, tmp_path / "home", standard_script("file"))
-    assert run.exit_code == 0, run.stderr
-    workspace = Path(run.outcome["workspace"])
-    assert workspace != repo  # a worktree of its own
-    assert (workspace / SHELL_FILE).read_text() == "made by the shell\n"
-    assert (workspace / TOOL_FILE).read_text() == TOOL_CONTENT
+    assert_did_the_work(run)
+    assert Path(run.outcome["workspace"]) != repo  # a worktree of its own
 
     pairs = assert_paired(run)
     assert [start["tool"] for start, _ in pairs] == ["Bash", "Write", "Write"]
@@ -79,9 +77,7 @@ def test_claude_runs_the_scenario_and_writes_the_report_file(repo: Path, tmp_pat
     assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
     assert usage["cost_usd"] > 0
 
-    diff = caesar(repo, "diff", run.outcome["task_id"], "--json")
-    assert diff.returncode == 0, diff.stderr
-    assert {f["path"] for f in json.loads(diff.stdout)["files"]} == {SHELL_FILE, TOOL_FILE}
+    assert diff_paths(repo, run) == {SHELL_FILE, TOOL_FILE}
 
     calls = [r for r in run.server.seen("/v1/messages") if isinstance(r.body, dict)]
     offered = {tool["name"] for tool in calls[0].body["tools"]}

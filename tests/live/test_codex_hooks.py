@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 
 from tests.live.clis import requires
-from tests.live.gating import CANARY, hooked_project, rule
+from tests.live.gating import CANARY, assert_denied_then_allowed, hooked_project, rule, the_receipt
 from tests.live.modelserver import Say, Script, Shell
-from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
+from tests.live.scenario import SHELL_COMMAND, report, run_live
 
 pytestmark = requires("codex")
 
@@ -60,10 +60,7 @@ def test_a_bridge_rule_denies_a_real_codex_command_through_its_hook(
         env={"CAESAR_STATE_DIR": str(state)},
     )
 
-    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-30:])
-    workspace = Path(run.outcome["workspace"])
-    assert (workspace / "keep" / "data.txt").read_text() == "precious\n"  # denied before it ran
-    assert (workspace / SHELL_FILE).exists()  # the next command was allowed
+    assert_denied_then_allowed(run)
     assert f'[projects."{repo}"]' in (home / "codex-home" / "config.toml").read_text()
     # What the model was told the refused command returned: the bridge's reason.
     last = run.server.seen("/responses")[-1].body
@@ -78,11 +75,8 @@ def test_a_bridge_rule_denies_a_real_codex_command_through_its_hook(
     shells = [e for e in run.events() if e["type"] == "tool_use" and e["tool"] == "shell"]
     assert [e["status"] for e in shells] == ["started", "succeeded"]
     assert "shell-made.txt" in shells[0]["input_summary"]
-    receipts = list((state / "bridge" / "spool").glob("*.json"))
-    assert len(receipts) == 1
-    receipt = json.loads(receipts[0].read_text())
+    receipt = the_receipt(state)
     assert receipt["tool_calls"] == 2
-    assert receipt["delivery"] == "local_spool"
     assert receipt["certification_strength"] == "project_hook"  # no call ran ungated
     # The bridge and the events keep no secret. (raw.log does: codex logs the refused command
     # as it came, "Command blocked by PreToolUse hook: ... Command: <raw>", openai/codex#32573.)

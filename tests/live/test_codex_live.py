@@ -17,9 +17,9 @@ from tests.live.clis import requires
 from tests.live.modelserver import Say, Script, Shell
 from tests.live.scenario import (
     SHELL_FILE,
-    TOOL_CONTENT,
     TOOL_FILE,
     LiveRun,
+    assert_did_the_work,
     report,
     run_live,
     standard_script,
@@ -50,11 +50,8 @@ def test_codex_runs_the_shell_and_its_patch_tool_and_reports_by_schema(
     repo: Path, tmp_path: Path
 ) -> None:
     run = run_live("codex", repo, tmp_path / "home", standard_script("schema"))
-    assert run.exit_code == 0, run.stderr
-    workspace = Path(run.outcome["workspace"])
-    assert workspace.is_relative_to(repo / ".caesar" / "wt")
-    assert (workspace / SHELL_FILE).read_text() == "made by the shell\n"
-    assert (workspace / TOOL_FILE).read_text() == TOOL_CONTENT
+    assert_did_the_work(run)
+    assert Path(run.outcome["workspace"]).is_relative_to(repo / ".caesar" / "wt")
 
     events = run.events()
     assert_calls_paired(events)

@@ -15,24 +15,20 @@ import json
 from pathlib import Path
 
 from tests.live.clis import requires
-from tests.live.gating import CANARY, assert_no_secret_kept, hooked_project, rule
-from tests.live.modelserver import Say, Script, Shell, WriteFile
-from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
+from tests.live.gating import (
+    assert_denied_then_allowed,
+    assert_each_call_once,
+    assert_no_secret_kept,
+    deletion_script,
+    hooked_project,
+    rule,
+    the_receipt,
+)
+from tests.live.scenario import run_live
 
 pytestmark = requires("gemini")
 
 RULES = rule("run_shell_command", "*rm -rf*", "no recursive deletes")
-
-
-def _script() -> Script:
-    return Script(
-        [
-            Shell(f"rm -rf keep  # {CANARY}"),
-            Shell(SHELL_COMMAND),
-            WriteFile("{report_path}", json.dumps(report())),
-            Say("Done."),
-        ]
-    )
 
 
 def _stream(run_lines: list[str], kind: str) -> list[dict[str, object]]:
@@ -55,26 +51,19 @@ def test_a_bridge_rule_denies_a_real_gemini_command_through_its_hook(
         "gemini",
         repo,
         tmp_path / "home",
-        _script(),
+        deletion_script(),
         env={"CAESAR_STATE_DIR": str(state)},
     )
 
-    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-30:])
-    workspace = Path(run.outcome["workspace"])
-    assert (workspace / "keep" / "data.txt").read_text() == "precious\n"  # denied before it ran
-    assert (workspace / SHELL_FILE).exists()  # the next command was allowed
+    assert_denied_then_allowed(run)
     assert "project-level hooks have been detected" in "\n".join(run.raw_lines())
     results = _stream(run.raw_lines(), "tool_result")
     assert results[0]["status"] == "error"
     assert "no recursive deletes" in json.dumps(results[0])
     assert [r["status"] for r in results[1:]] == ["success", "success"]
-    calls = [e for e in run.events() if e["type"] == "tool_use"]
-    assert len({c["id"] for c in calls}) * 2 == len(calls)  # each call once: no hook duplicates
-    receipts = list((state / "bridge" / "spool").glob("*.json"))
-    assert len(receipts) == 1
-    receipt = json.loads(receipts[0].read_text())
+    assert_each_call_once(run)
+    receipt = the_receipt(state)
     assert receipt["tool_calls"] == 3
-    assert receipt["delivery"] == "local_spool"
     # The refused call is not taken for one that ran anyway: the gate stayed in the path.
     assert receipt["certification_strength"] == "project_hook"
     assert receipt["failures"] == 0

@@ -8,23 +8,23 @@ letting the report file through.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from tests.live.clis import requires
-from tests.live.modelserver import Say, Script, Shell, WriteFile
 from tests.live.scenario import (
+    READ_ONLY_SUMMARY,
     SHELL_FILE,
-    TOOL_CONTENT,
     TOOL_FILE,
     LiveRun,
-    report,
+    assert_did_the_work,
+    assert_held_read_only,
+    diff_paths,
+    read_only_script,
     run_live,
     standard_script,
 )
-from tests.runner.conftest import caesar, git
 
 pytestmark = requires("gemini")
 
@@ -40,11 +40,8 @@ def _tool_edges(run: LiveRun) -> tuple[Counter[str], Counter[str], list[dict[str
 
 def test_write_run_does_the_work_and_reports_by_file(repo: Path, tmp_path: Path) -> None:
     run = run_live(CLI, repo, tmp_path / "home", standard_script("file"))
+    assert_did_the_work(run)
     outcome = run.outcome
-    assert run.exit_code == 0, run.stderr
-    workspace = Path(outcome["workspace"])
-    assert (workspace / SHELL_FILE).read_text() == "made by the shell\n"
-    assert (workspace / TOOL_FILE).read_text() == TOOL_CONTENT
 
     starts, ends, calls = _tool_edges(run)
     assert starts and starts == ends, calls
@@ -64,29 +61,13 @@ def test_write_run_does_the_work_and_reports_by_file(repo: Path, tmp_path: Path)
     assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
     assert usage.get("cost_usd") is None
 
-    diff = caesar(repo, "diff", outcome["task_id"], "--json")
-    assert diff.returncode == 0, diff.stderr
-    listed = {f["path"] for f in json.loads(diff.stdout)["files"]}
-    assert {SHELL_FILE, TOOL_FILE} <= listed
+    assert {SHELL_FILE, TOOL_FILE} <= diff_paths(repo, run)
 
 
 def test_read_only_run_is_held_read_only_and_still_reports(repo: Path, tmp_path: Path) -> None:
-    body = json.dumps({**report("Looked, changed nothing."), "changes": [], "commands_run": []})
-    script = Script(
-        [
-            Shell("printf x > shell-made.txt"),
-            WriteFile(TOOL_FILE, TOOL_CONTENT),
-            WriteFile("{report_path}", body),
-            Say("Done: the report is written."),
-        ]
-    )
-    run = run_live(CLI, repo, tmp_path / "home", script, args=["--mode", "read-only"])
+    run = run_live(CLI, repo, tmp_path / "home", read_only_script(), args=["--mode", "read-only"])
+    assert_held_read_only(run)
     outcome = run.outcome
-    workspace = Path(outcome["workspace"])
-    assert not (workspace / SHELL_FILE).exists()
-    assert not (workspace / TOOL_FILE).exists()
-    assert git(workspace, "status", "--porcelain") == ""
-    assert not [e for e in run.events() if e["type"] == "file_changed"]
 
     starts, ends, calls = _tool_edges(run)
     assert starts and starts == ends, calls
@@ -95,7 +76,7 @@ def test_read_only_run_is_held_read_only_and_still_reports(repo: Path, tmp_path:
     assert statuses == ["failed", "failed", "succeeded"], calls  # shell, workspace, report
 
     assert outcome["report_source"] == "file"
-    assert outcome["report"]["summary"] == "Looked, changed nothing."
+    assert outcome["report"]["summary"] == READ_ONLY_SUMMARY
     assert outcome["report"]["usage"]["source"] == "gemini stream"
     assert not (run.task_dir / "gemini-policy.toml").exists()  # laid down for the run only
 

@@ -16,14 +16,14 @@ from tests.live.modelserver import CallTool, Say, Script, Shell, WriteFile
 from tests.live.scenario import (
     SHELL_COMMAND,
     SHELL_FILE,
-    TOOL_CONTENT,
     TOOL_FILE,
     LiveRun,
+    assert_did_the_work,
+    diff_paths,
     report,
     run_live,
     standard_script,
 )
-from tests.runner.conftest import caesar
 
 pytestmark = requires("opencode")
 
@@ -45,10 +45,7 @@ def _workspace(run: LiveRun) -> Path:
 
 def test_write_task_runs_both_tools_and_reports_by_file(repo: Path, tmp_path: Path) -> None:
     run = run_live(CLI, repo, tmp_path / "home", standard_script("file"))
-    assert run.exit_code == 0, run.stderr
-    workspace = _workspace(run)
-    assert (workspace / SHELL_FILE).read_text() == "made by the shell\n"
-    assert (workspace / TOOL_FILE).read_text() == TOOL_CONTENT
+    assert_did_the_work(run)
 
     events = run.events()
     _paired(events)
@@ -69,8 +66,7 @@ def test_write_task_runs_both_tools_and_reports_by_file(repo: Path, tmp_path: Pa
     assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
     assert usage["cost_usd"] > 0
 
-    diff = json.loads(caesar(repo, "diff", run.outcome["task_id"], "--json").stdout)
-    assert {SHELL_FILE, TOOL_FILE} <= {f["path"] for f in diff["files"]}
+    assert {SHELL_FILE, TOOL_FILE} <= diff_paths(repo, run)
 
 
 def test_read_only_task_refuses_shell_and_edits_but_writes_the_report(

@@ -14,24 +14,20 @@ import json
 from pathlib import Path
 
 from tests.live.clis import requires
-from tests.live.gating import CANARY, assert_no_secret_kept, hooked_project, rule
-from tests.live.modelserver import Say, Script, Shell, WriteFile
-from tests.live.scenario import SHELL_COMMAND, SHELL_FILE, report, run_live
+from tests.live.gating import (
+    assert_denied_then_allowed,
+    assert_each_call_once,
+    assert_no_secret_kept,
+    deletion_script,
+    hooked_project,
+    rule,
+    the_receipt,
+)
+from tests.live.scenario import run_live
 
 pytestmark = requires("qwen")
 
 RULES = rule("run_shell_command", "*rm -rf*", "no recursive deletes")
-
-
-def _script() -> Script:
-    return Script(
-        [
-            Shell(f"rm -rf keep  # {CANARY}"),
-            Shell(SHELL_COMMAND),
-            WriteFile("{report_path}", json.dumps(report())),
-            Say("Done."),
-        ]
-    )
 
 
 def test_a_bridge_rule_denies_a_real_qwen_command_through_its_hook(
@@ -40,12 +36,11 @@ def test_a_bridge_rule_denies_a_real_qwen_command_through_its_hook(
     hooked_project(repo, "qwen", RULES)
     state = tmp_path / "state"
 
-    run = run_live("qwen", repo, tmp_path / "home", _script(), env={"CAESAR_STATE_DIR": str(state)})
+    run = run_live(
+        "qwen", repo, tmp_path / "home", deletion_script(), env={"CAESAR_STATE_DIR": str(state)}
+    )
 
-    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-30:])
-    workspace = Path(run.outcome["workspace"])
-    assert (workspace / "keep" / "data.txt").read_text() == "precious\n"  # denied before it ran
-    assert (workspace / SHELL_FILE).exists()  # the next command was allowed
+    assert_denied_then_allowed(run)
     results = [
         block
         for line in run.raw_lines()
@@ -55,13 +50,9 @@ def test_a_bridge_rule_denies_a_real_qwen_command_through_its_hook(
     ]
     assert [r["is_error"] for r in results] == [True, False, False]
     assert "caesar: no recursive deletes" in json.dumps(results[0])
-    calls = [e for e in run.events() if e["type"] == "tool_use"]
-    assert len({c["id"] for c in calls}) * 2 == len(calls)  # each call once: no hook duplicates
-    receipts = list((state / "bridge" / "spool").glob("*.json"))
-    assert len(receipts) == 1
-    receipt = json.loads(receipts[0].read_text())
+    assert_each_call_once(run)
+    receipt = the_receipt(state)
     assert receipt["tool_calls"] == 3
-    assert receipt["delivery"] == "local_spool"
     # One admission for the turn, the refused call closed as denied.
     assert receipt["certification_strength"] == "project_hook"
     assert receipt["failures"] == 0

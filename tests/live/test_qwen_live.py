@@ -9,47 +9,34 @@ through. Skipped, with the reason, when the CLI is not installed.
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from tests.live.clis import requires
-from tests.live.modelserver import Say, Script, Shell, WriteFile
 from tests.live.scenario import (
+    READ_ONLY_SUMMARY,
     SHELL_FILE,
-    TOOL_CONTENT,
     TOOL_FILE,
-    LiveRun,
-    report,
+    assert_did_the_work,
+    assert_held_read_only,
+    assert_refused_model,
+    diff_paths,
+    read_only_script,
     run_live,
     standard_script,
+    tool_ends,
 )
-from tests.runner.conftest import caesar, git
 
 pytestmark = requires("qwen")
 
 CLI = "qwen"
 
 
-def _tool_edges(run: LiveRun) -> tuple[Counter[str], list[dict[str, Any]]]:
-    """Every call's start and end, paired by id; the ends, in order."""
-    calls = [e for e in run.events() if e["type"] == "tool_use"]
-    starts = Counter(e["id"] for e in calls if e["status"] == "started")
-    ends = [e for e in calls if e["status"] != "started"]
-    assert starts and starts == Counter(e["id"] for e in ends), calls
-    return starts, ends
-
-
 def test_write_run_does_the_work_and_reports_by_file(repo: Path, tmp_path: Path) -> None:
     run = run_live(CLI, repo, tmp_path / "home", standard_script("file"))
+    assert_did_the_work(run)
     outcome = run.outcome
-    assert run.exit_code == 0, run.stderr + "\n".join(run.raw_lines()[-20:])
-    workspace = Path(outcome["workspace"])
-    assert (workspace / SHELL_FILE).read_text() == "made by the shell\n"
-    assert (workspace / TOOL_FILE).read_text() == TOOL_CONTENT
 
-    _, ends = _tool_edges(run)
+    ends = tool_ends(run)
     assert [(e["tool"], e["status"]) for e in ends] == [
         ("", "succeeded"),
         ("", "succeeded"),
@@ -72,35 +59,20 @@ def test_write_run_does_the_work_and_reports_by_file(repo: Path, tmp_path: Path)
     assert usage["source"] == "qwen stream"
     assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
 
-    diff = caesar(repo, "diff", outcome["task_id"], "--json")
-    assert diff.returncode == 0, diff.stderr
-    assert {f["path"] for f in json.loads(diff.stdout)["files"]} == {SHELL_FILE, TOOL_FILE}
+    assert diff_paths(repo, run) == {SHELL_FILE, TOOL_FILE}
     requests = run.server.seen("/chat/completions")
     assert requests and all(r.headers.get("authorization") for r in requests)
 
 
 def test_read_only_run_is_held_read_only_and_still_reports(repo: Path, tmp_path: Path) -> None:
-    body = json.dumps({**report("Looked, changed nothing."), "changes": [], "commands_run": []})
-    script = Script(
-        [
-            Shell("printf x > shell-made.txt"),
-            WriteFile(TOOL_FILE, TOOL_CONTENT),
-            WriteFile("{report_path}", body),
-            Say("Done: the report is written."),
-        ]
-    )
-    run = run_live(CLI, repo, tmp_path / "home", script, args=["--mode", "read-only"])
+    run = run_live(CLI, repo, tmp_path / "home", read_only_script(), args=["--mode", "read-only"])
+    assert_held_read_only(run)
     outcome = run.outcome
-    workspace = Path(outcome["workspace"])
-    assert not (workspace / SHELL_FILE).exists()
-    assert not (workspace / TOOL_FILE).exists()
-    assert git(workspace, "status", "--porcelain") == ""
-    assert not [e for e in run.events() if e["type"] == "file_changed"]
 
-    _, ends = _tool_edges(run)
+    ends = tool_ends(run)
     assert [e["status"] for e in ends] == ["failed", "failed", "succeeded"]  # shell, file, report
     assert outcome["report_source"] == "file"
-    assert outcome["report"]["summary"] == "Looked, changed nothing."
+    assert outcome["report"]["summary"] == READ_ONLY_SUMMARY
     assert outcome["status"] == "succeeded"
 
 
@@ -111,12 +83,5 @@ def test_a_refused_turn_fails_the_task_with_the_providers_reason(
     run = run_live(
         CLI, repo, tmp_path / "home", standard_script("file"), args=["--model", "refused"]
     )
-    assert run.outcome["status"] == "failed", run.outcome
-    errors = [e for e in run.events() if e["type"] == "error"]
-    assert (errors[0]["message"], errors[0]["fatal"]) == ("API error: 400 scripted refusal", True)
+    assert_refused_model(run, "API error: 400 scripted refusal")
     assert not [e for e in run.events() if e["type"] == "message"]  # the error is not the model's
-    assert not [e for e in run.events() if e["type"] == "tool_use"]
-    assert run.outcome["report_source"] == "synthesized"
-    assert run.outcome["report"]["status"] == "failed"
-    asked = {r.body.get("model") for r in run.server.seen("/chat/completions") if r.body}
-    assert asked == {"refused"}
