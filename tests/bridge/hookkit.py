@@ -47,6 +47,13 @@ def rule_toml(*rules: dict[str, str]) -> str:
     return "\n".join(blocks)
 
 
+def decision_of(output: dict[str, Any] | None) -> tuple[str, str]:
+    """A Claude-format answer's permission decision and its reason."""
+    assert output is not None
+    inner = output["hookSpecificOutput"]
+    return inner["permissionDecision"], inner["permissionDecisionReason"]
+
+
 @dataclass
 class HookRun:
     code: int

@@ -7,8 +7,6 @@ kit.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from caesar_core.bridge.clients import claude_code
@@ -19,11 +17,6 @@ from tests.runner.conftest import wait_for
 
 CLIENT = "claude-code"
 DENY_RM = {"tool": "Bash", "match": "rm *", "decision": "deny", "reason": "no deleting"}
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> HookWorld:
-    return HookWorld(tmp_path)
 
 
 def specific(run_output: dict[str, object] | None) -> dict[str, object]:

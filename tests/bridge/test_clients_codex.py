@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from caesar_core.bridge.clients import codex
 from caesar_core.bridge.clients.flow import Step
-from tests.bridge.hookkit import HookWorld, cases, fixture
+from tests.bridge.hookkit import HookWorld, cases, decision_of, fixture
 
 CLIENT = "codex"
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> HookWorld:
-    return HookWorld(tmp_path)
-
-
-def decision_of(output: dict[str, Any] | None) -> tuple[str, str]:
-    assert output is not None
-    inner = output["hookSpecificOutput"]
-    return inner["permissionDecision"], inner["permissionDecisionReason"]
 
 
 def test_every_checklist_fixture_is_present() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -19,11 +18,6 @@ PRE_TOOL = {
 }
 DENY_JSON = {"claude-code", "vscode"}
 """Clients whose fail-closed answer carries an explicit deny besides exit 2."""
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> HookWorld:
-    return HookWorld(tmp_path)
 
 
 @pytest.mark.parametrize("client", sorted(PRE_TOOL))

@@ -7,25 +7,10 @@ copilot``) in a real run against the scripted model server, paths normalized.
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
-import pytest
-
-from tests.bridge.hookkit import HookWorld, cases, fixture
+from tests.bridge.hookkit import HookWorld, cases, decision_of, fixture
 
 CLIENT = "copilot"
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> HookWorld:
-    return HookWorld(tmp_path)
-
-
-def decision_of(output: dict[str, Any] | None) -> tuple[str, str]:
-    assert output is not None
-    inner = output["hookSpecificOutput"]
-    return inner["permissionDecision"], inner["permissionDecisionReason"]
 
 
 def test_the_recorded_payloads_are_claude_format_with_vscode_tool_names() -> None:

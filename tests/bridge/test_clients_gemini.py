@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.bridge.hookkit import HookWorld, cases, fixture
 
 CLIENT = "gemini"
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> HookWorld:
-    return HookWorld(tmp_path)
 
 
 def test_every_checklist_fixture_is_present() -> None:

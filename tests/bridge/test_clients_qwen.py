@@ -6,25 +6,9 @@ a real run against the scripted model server, paths normalized.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import pytest
-
-from tests.bridge.hookkit import HookWorld, cases, fixture
+from tests.bridge.hookkit import HookWorld, cases, decision_of, fixture
 
 CLIENT = "qwen"
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> HookWorld:
-    return HookWorld(tmp_path)
-
-
-def decision_of(output: dict[str, Any] | None) -> tuple[str, str]:
-    assert output is not None
-    inner = output["hookSpecificOutput"]
-    return inner["permissionDecision"], inner["permissionDecisionReason"]
 
 
 def test_the_recorded_payloads() -> None:

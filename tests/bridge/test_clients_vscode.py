@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,11 +11,6 @@ from caesar_core.bridge.clients.flow import Step
 from tests.bridge.hookkit import HookWorld, cases, fixture
 
 CLIENT = "vscode"
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> HookWorld:
-    return HookWorld(tmp_path)
 
 
 def inner(output: dict[str, Any] | None) -> dict[str, Any]:

@@ -5,18 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from tests.bridge.hookkit import CAESAR, HookWorld
 
 CLIENT = "claude-code"
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> HookWorld:
-    return HookWorld(tmp_path)
 
 
 def pre_tool(world: HookWorld, **fields: object) -> dict[str, object]:
