@@ -282,23 +282,21 @@ def _workspace(root: Path) -> Path:
     return here if here == root or root in here.parents else root
 
 
-def follow_events(store: TaskStore, task_id: str, done: threading.Event) -> None:
-    """Print the task's events as they land until ``done``, then its ending."""
-    from watchfiles import watch
+FOLLOW_S = 0.05
+"""How often ``caesar run`` looks for new events in the log: what it costs is a ``stat``."""
 
+
+def follow_events(store: TaskStore, task_id: str, done: threading.Event) -> None:
+    """Print the task's events as they land until ``done``, then its ending.
+
+    The log is read by offset every :data:`FOLLOW_S` (the latency a file watcher's debounce
+    had), and the wait ends the moment the task has concluded."""
     from caesar_core.events import EventTail
 
     printer = _EventPrinter(as_json=False)
     paths = store.paths(task_id)
     with EventTail(paths.events) as tail:
-        for _ in watch(
-            paths.root,
-            debounce=50,
-            rust_timeout=250,
-            yield_on_timeout=True,
-            recursive=False,
-            stop_event=done,
-        ):
+        while not done.wait(FOLLOW_S):
             printer.batch(tail)
         printer.batch(tail)
     # The task is concluded: its record names caesar's own finished event.

@@ -147,3 +147,48 @@ def test_ps_shows_the_same_from_the_cache_as_from_the_records(tmp_path: Path) ->
     assert shown[0] == shown[1]
     assert [task["objective"] for task in shown[0]] == ["task 0", "task 1", "task 2"]
     assert {task["status"] for task in shown[0]} == {"succeeded"}
+
+
+def test_run_loads_neither_the_watcher_nor_the_apply_machinery(tmp_path: Path) -> None:
+    """``caesar run`` of a read-only task in a worktree, to its end: git for the worktree and
+    the diff, none of the screen, the MCP SDK, Dask, a file watcher, the apply machinery, the
+    sweep or the schemas of the contract."""
+    from tests.runner.conftest import caesar_env, git
+
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    (project / "README.md").write_text("# project\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "initial")
+    code = (
+        "from caesar_core.cli.main import cli\n"
+        "try:\n"
+        "    cli.main(args=['run', 'say hello', '--agent', 'demo', '--mode', 'read-only',"
+        f" '--root', {str(project)!r}], prog_name='caesar', standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "import sys, json\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project,
+        env=caesar_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert "succeeded" in done.stdout, done.stdout + done.stderr
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert {"caesar_core.runner.engine", "caesar_core.git.worktree", "pygit2"} <= loaded
+    assert not {name.split(".")[0] for name in loaded} & {*NOT_FOR_PS} - {"pygit2"}
+    assert not loaded & {
+        "concurrent.futures",
+        "caesar_core.git.apply",
+        "caesar_core.runner.sweep",
+        "caesar_core.runner.turns",
+        "caesar_core.protocol.schema",
+        "caesar_core.protocol.lifecycle",
+    }
