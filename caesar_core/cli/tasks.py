@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from caesar_core.cli.common import change_line, emit_json, project_options, table
+from caesar_core.cli.common import change_line, emit_json, loading, project_options, table
 from caesar_core.errors import ExitCode
 from caesar_core.humanize import age, one_line
 from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
@@ -69,10 +69,11 @@ def run(
     Arguments after `--` are passed to the agent's command line as they are. Exits 0 only when
     the agent's process succeeded and its report says success.
     """
-    from caesar_core.config import DurationError, load_config, parse_duration
-    from caesar_core.protocol.task import Mode
-    from caesar_core.runner.delegation import Request
-    from caesar_core.runner.engine import Runner, StartFailed
+    with loading():
+        from caesar_core.config import DurationError, load_config, parse_duration
+        from caesar_core.protocol.task import Mode
+        from caesar_core.runner.delegation import Request
+        from caesar_core.runner.engine import Runner, StartFailed
 
     if extra and "--" not in sys.argv:
         raise click.UsageError(
