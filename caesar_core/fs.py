@@ -29,14 +29,15 @@ def atomic_write(path: Path, data: bytes, *, mode: int = 0o644, durable: bool = 
         raise
 
 
-def create_exclusive(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+def create_exclusive(path: Path, data: bytes, *, mode: int = 0o644, durable: bool = True) -> None:
     """Create ``path`` with ``data`` only if it does not exist yet.
 
     Raises ``FileExistsError`` when it does. The content is written to a temporary file and
     then hard-linked into place, so a reader never sees the new name with partial content,
-    and two racing creators cannot both succeed (``link`` is ``O_EXCL`` for names).
+    and two racing creators cannot both succeed (``link`` is ``O_EXCL`` for names). Not
+    ``durable``: not fsynced, for a file a crash makes moot (a slot whose holder died with it).
     """
-    tmp = _durable_temp(path, data, mode)
+    tmp = _durable_temp(path, data, mode, fsync=durable)
     try:
         os.link(tmp, path)
     finally:

@@ -3,6 +3,7 @@
 ```
 <root>/.caesar/tasks/<id>/        the task directory: the agent may write all of it
 <root>/.caesar/state/tasks/<id>.json   caesar's record of the task
+<root>/.caesar/state/listing.json      what listings read of the records, by their content
 <root>/.caesar/state/approvals/<id>/   answers to the task's held tool calls
 <root>/.caesar/state/reports/<id>.json caesar's copy of the report it concluded the task with
 <root>/.caesar/state/comments/<id>.json the review comments of the chain of turns <id> begins
@@ -17,6 +18,7 @@ review comments kept there could be forged or resolved by the agent they are abo
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 CAESAR_DIR = ".caesar"
@@ -24,6 +26,10 @@ STATE_DIR = "state"
 APPROVAL_ANSWERS_DIR = "approvals"
 KEPT_REPORTS_DIR = "reports"
 REVIEW_COMMENTS_DIR = "comments"
+RECORDS_DIR = "tasks"
+"""caesar's records of the tasks, under ``state/``."""
+LISTING_CACHE = "listing.json"
+"""What ``caesar ps`` read of each record, by the record's content (``store/listing.py``)."""
 
 
 def project_of_task(task_dir: Path) -> Path | None:
@@ -64,3 +70,13 @@ def review_comments(caesar_home: Path, chain: str) -> tuple[Path, str]:
     ``(trusted root, file below it)``, for :mod:`caesar_core.safefs`: in caesar's state
     directory (``caesar_home`` is ``<root>/.caesar``), where no turn's agent can write."""
     return caesar_home / STATE_DIR, f"{REVIEW_COMMENTS_DIR}/{chain}.json"
+
+
+def record_files(records_dir: Path) -> list[Path]:
+    """The records in ``records_dir`` (``state/tasks``), in name order; none when it does not
+    exist. Hidden files (a record's lock, a temporary file) are not records."""
+    try:
+        names = sorted(os.listdir(records_dir))
+    except FileNotFoundError:
+        return []
+    return [records_dir / name for name in names if name.endswith(".json") and name[0] != "."]

@@ -119,7 +119,9 @@ def claim(
     raise UnsafeFileError(shown, "keeps being replaced; caesar gave up writing it")
 
 
-def claim_write(root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o644) -> list[str]:
+def claim_write(
+    root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o644, durable: bool = True
+) -> list[str]:
     """:func:`atomic_write` of a file caesar owns: a directory standing in its way is moved
     aside first (a link or a FIFO is simply replaced). Returns what was moved, as in
     :func:`claim`."""
@@ -127,7 +129,7 @@ def claim_write(root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o6
     shown = str(root / rel)
     for _ in range(_CLAIM_TRIES):
         try:
-            atomic_write(root, rel, data, mode=mode)
+            atomic_write(root, rel, data, mode=mode, durable=durable)
         except UnsafeFileError as refused:
             if refused.path != shown:
                 raise

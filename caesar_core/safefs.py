@@ -268,20 +268,30 @@ def lstat(root: Path, rel: str | PurePath) -> os.stat_result:
 # -- writing -----------------------------------------------------------------------------
 
 
-def atomic_write(root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o644) -> None:
+def atomic_write(
+    root: Path, rel: str | PurePath, data: bytes, *, mode: int = 0o644, durable: bool = True
+) -> None:
     """Replace ``root/rel`` with ``data`` in one rename; whatever was there (a link, a FIFO, a
-    file) is replaced, never written through. A directory in its place is refused."""
+    file) is replaced, never written through. A directory in its place is refused. The data
+    is fsynced before the rename unless not ``durable``: a file nothing reads once a crash
+    ended its task (the agent's ``task.json``), which a crash may then leave empty."""
     parent, name = split(rel)
     with directory(root, parent, create=True) as dfd:
-        write_in(dfd, name, data, mode=mode, shown=root / rel)
+        write_in(dfd, name, data, mode=mode, shown=root / rel, durable=durable)
 
 
 def write_in(
-    dfd: int, name: str, data: bytes, *, mode: int = 0o644, shown: PurePath | str = ""
+    dfd: int,
+    name: str,
+    data: bytes,
+    *,
+    mode: int = 0o644,
+    shown: PurePath | str = "",
+    durable: bool = True,
 ) -> None:
     """``atomic_write`` of the entry ``name`` of an open directory ``dfd``: for a writer that
     holds the directory itself, wherever it has been moved since."""
-    tmp = _durable_temp(dfd, name, data, mode)
+    tmp = _durable_temp(dfd, name, data, mode, fsync=durable)
     try:
         os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
     except OSError as error:
@@ -348,7 +358,7 @@ def open_append(root: Path, rel: str | PurePath, *, mode: int = 0o644) -> int:
     return open_file(root, rel, os.O_RDWR | os.O_APPEND | os.O_CREAT, mode, create_dirs=True)
 
 
-def _durable_temp(dfd: int, name: str, data: bytes, mode: int) -> str:
+def _durable_temp(dfd: int, name: str, data: bytes, mode: int, *, fsync: bool = True) -> str:
     for _ in range(100):
         tmp = f".{name[:64]}.{secrets.token_hex(6)}.tmp"
         try:
@@ -368,7 +378,8 @@ def _durable_temp(dfd: int, name: str, data: bytes, mode: int) -> str:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        if fsync:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         _unlink_quietly(tmp, dfd)

@@ -20,12 +20,18 @@ SCREEN = ("textual", "rich", "caesar_tui")
 HEAVY = ("pygit2", "mcp", "watchfiles")
 
 
-def loaded_after(code: str) -> set[str]:
+def loaded_modules(code: str) -> set[str]:
+    """Every module loaded once ``code`` ran, in a fresh interpreter."""
     probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     ).stdout
-    return {name.split(".")[0] for name in json.loads(out.splitlines()[-1])}
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def loaded_after(code: str) -> set[str]:
+    """The top-level packages loaded once ``code`` ran, in a fresh interpreter."""
+    return {name.split(".")[0] for name in loaded_modules(code)}
 
 
 def sources(package: Path) -> dict[str, Path]:
@@ -161,3 +167,38 @@ def test_plain_commands_load_no_dask() -> None:
     )
     assert "caesar_core" in loaded
     assert not loaded & {"distributed", "dask"}
+
+
+LAZY_PACKAGES = ("caesar_core.store", "caesar_core.protocol", "caesar_core.events")
+
+
+def test_every_name_a_package_offers_is_there() -> None:
+    """The packages load what they name on first use (``caesar_core.lazy``): every name of
+    their ``__all__`` still resolves, to what its module defines."""
+    import importlib
+
+    for name in LAZY_PACKAGES:
+        package = importlib.import_module(name)
+        for exported in package.__all__:
+            value = getattr(package, exported)
+            assert value is not None, f"{name}.{exported}"
+    from caesar_core.protocol import parse
+    from caesar_core.protocol.parse import parse as parse_function
+
+    assert parse is parse_function  # the function, not its module
+
+
+def test_a_module_of_a_package_loads_without_its_siblings() -> None:
+    """A command that reads records (or writes events) does not build every model of the
+    contract nor its JSON Schemas."""
+    loaded = loaded_modules("import caesar_core.store.record, caesar_core.events.writer")
+    assert "caesar_core.store.record" in loaded
+    assert not loaded & {
+        "caesar_core.protocol.schema",
+        "caesar_core.protocol.lifecycle",
+        "caesar_core.protocol.mailbox",
+        "caesar_core.protocol.documents",
+        "caesar_core.store.mailbox",
+        "caesar_core.store.store",
+        "caesar_core.events.fold",
+    }

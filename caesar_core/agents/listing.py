@@ -6,7 +6,6 @@ all answer from here, so they can never disagree about what is installed, allowe
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from caesar_core.agents.base import Adapter
@@ -26,6 +25,8 @@ def agent_rows(loaded: LoadedConfig) -> list[dict[str, Any]]:
     Versions are probed in parallel: each CLI may take a second to print one (a Node start),
     and the listing should cost one probe, not four.
     """
+    from concurrent.futures import ThreadPoolExecutor  # not for `caesar run`, which picks one
+
     agents = catalogue(loaded.config)
     binaries = {agent_id: resolve_binary(adapter.bin) for agent_id, adapter in agents.items()}
     with ThreadPoolExecutor(max_workers=max(1, len(agents))) as pool:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -35,6 +37,21 @@ def project_options(command: F) -> F:
         callback=resolve,
         help="Project root (default: nearest directory with .caesar/ or .git, else the cwd).",
     )(command)
+
+
+@contextlib.contextmanager
+def loading() -> Iterator[None]:
+    """Around a command's imports of its machinery (``caesar run``: pydantic's models, git):
+    the cyclic collector paused, as every object they make lives as long as the process, then
+    those objects frozen (``gc.freeze``), so no later collection walks them again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def emit_json(value: Any) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from caesar_core.cli.common import change_line, emit_json, project_options, table
+from caesar_core.cli.common import change_line, emit_json, loading, project_options, table
 from caesar_core.errors import ExitCode
 from caesar_core.humanize import age, one_line
 from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
@@ -18,10 +18,14 @@ from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
 if TYPE_CHECKING:
     from caesar_core.events import EventTail
     from caesar_core.executor.dask import DaskExecutor
+    from caesar_core.protocol.approvals import Approval
     from caesar_core.protocol.event import FinishedEvent
+    from caesar_core.protocol.mailbox import MailboxQuestion
     from caesar_core.runner.delegation import Request
     from caesar_core.runner.engine import Outcome, Prepared, Runner, StartFailed
-    from caesar_core.store import TaskRecord, TaskStore
+    from caesar_core.store import TaskStore
+    from caesar_core.store.listing import ListedTask
+    from caesar_core.store.record import TaskRecord
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -65,10 +69,11 @@ def run(
     Arguments after `--` are passed to the agent's command line as they are. Exits 0 only when
     the agent's process succeeded and its report says success.
     """
-    from caesar_core.config import DurationError, load_config, parse_duration
-    from caesar_core.protocol.task import Mode
-    from caesar_core.runner.delegation import Request
-    from caesar_core.runner.engine import Runner, StartFailed
+    with loading():
+        from caesar_core.config import DurationError, load_config, parse_duration
+        from caesar_core.protocol.task import Mode
+        from caesar_core.runner.delegation import Request
+        from caesar_core.runner.engine import Runner, StartFailed
 
     if extra and "--" not in sys.argv:
         raise click.UsageError(
@@ -278,23 +283,21 @@ def _workspace(root: Path) -> Path:
     return here if here == root or root in here.parents else root
 
 
-def follow_events(store: TaskStore, task_id: str, done: threading.Event) -> None:
-    """Print the task's events as they land until ``done``, then its ending."""
-    from watchfiles import watch
+FOLLOW_S = 0.05
+"""How often ``caesar run`` looks for new events in the log: what it costs is a ``stat``."""
 
+
+def follow_events(store: TaskStore, task_id: str, done: threading.Event) -> None:
+    """Print the task's events as they land until ``done``, then its ending.
+
+    The log is read by offset every :data:`FOLLOW_S` (the latency a file watcher's debounce
+    had), and the wait ends the moment the task has concluded."""
     from caesar_core.events import EventTail
 
     printer = _EventPrinter(as_json=False)
     paths = store.paths(task_id)
     with EventTail(paths.events) as tail:
-        for _ in watch(
-            paths.root,
-            debounce=50,
-            rust_timeout=250,
-            yield_on_timeout=True,
-            recursive=False,
-            stop_event=done,
-        ):
+        while not done.wait(FOLLOW_S):
             printer.batch(tail)
         printer.batch(tail)
     # The task is concluded: its record names caesar's own finished event.
@@ -447,14 +450,22 @@ def print_outcome(outcome: Outcome) -> None:
 @project_options
 def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     """List tasks as a delegation tree: active ones, then the 10 most recent that ended."""
-    from caesar_core.runner.sweep import sweep
-    from caesar_core.store import TaskStatus, TaskStore, build_tree, pending_questions, walk_tree
-    from caesar_core.store.approvals import pending_approvals
+    from caesar_core.runner.abandoned import needs_sweep
+    from caesar_core.store.listing import list_tasks
+    from caesar_core.store.status import TaskStatus
+    from caesar_core.store.tree import build_tree, walk_tree
 
-    store = TaskStore(root)
-    swept = sweep(store)
-    listing = store.list()
-    records = listing.records
+    listing = list_tasks(root)
+    # Abandoned tasks concluded first (the sweep loads only for a task that needs it).
+    unswept: dict[str, str] = {}
+    due = [task.id for task in listing.tasks if needs_sweep(task)]
+    if due:
+        from caesar_core.runner.sweep import sweep_tasks
+        from caesar_core.store.store import TaskStore
+
+        unswept = sweep_tasks(TaskStore(root), due).problems
+        listing = list_tasks(root)
+    records = listing.tasks
     # One broken task is listed as broken, with the reason; it never hides the others.
     broken = {path.stem: problem for path, problem in listing.problems}
     if statuses:
@@ -470,22 +481,16 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
         keep = {r.id for r in ended} | {r.id for r in records if not r.status.terminal}
         keep |= {r.chain for r in records if r.id in keep and r.chain}  # the turns' task
         records = [r for r in records if r.id in keep]
-    questions = {
-        r.id: pending_questions(store.paths(r.id)) for r in records if not r.status.terminal
-    }
-    # Tool calls the bridge holds for a person: waiting, like a question (`caesar approve`).
-    held = {
-        r.id: pending_approvals(store.paths(r.id).root) for r in records if not r.status.terminal
-    }
+    questions, held = _waiting(root, [r.id for r in records if not r.status.terminal])
     if as_json:
         emit_json(
             [
                 {
-                    **r.to_json_dict(),
+                    **r.data,
                     "checks_mark": _checks_mark(r),
                     "pending_questions": [q.to_json_dict() for q in questions.get(r.id, [])],
                     "pending_approvals": [a.to_json_dict() for a in held.get(r.id, [])],
-                    **({"problem": swept.problems[r.id]} if r.id in swept.problems else {}),
+                    **({"problem": unswept[r.id]} if r.id in unswept else {}),
                 }
                 for r in records
             ]
@@ -494,7 +499,7 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
         return
     for path, problem in listing.problems:
         click.echo(safe_text(f"caesar: skipped {path}: {problem}"), err=True)
-    for task, problem in swept.problems.items():
+    for task, problem in unswept.items():
         click.echo(safe_text(f"caesar: task {task} could not be concluded: {problem}"), err=True)
     if not records and not broken:
         click.echo("no tasks yet: start one with `caesar run OBJECTIVE --agent demo`")
@@ -509,10 +514,10 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
                 record.agent + (f"/{record.role}" if record.role else ""),
                 record.status.value
                 + (" ?" if waiting else "")
-                + (" (broken)" if record.id in swept.problems else ""),
-                record.report_status.value if record.report_status else "-",
+                + (" (broken)" if record.id in unswept else ""),
+                record.report_status or "-",
                 _checks_cell(record),
-                f"{record.isolation.value}/{record.mode.value}"
+                f"{record.isolation}/{record.mode}"
                 + (f" {record.executor.label}" if record.executor else ""),
                 age(record.age(now)),
                 one_line(_turn(record) + record.objective, 48),
@@ -523,20 +528,42 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     table(rows, ["TASK", "AGENT", "STATUS", "REPORT", "CHECKS", "WHERE", "AGE", "OBJECTIVE"])
 
 
-def _checks_mark(record: TaskRecord) -> str:
+def _waiting(
+    root: Path, task_ids: list[str]
+) -> tuple[dict[str, list[MailboxQuestion]], dict[str, list[Approval]]]:
+    """The questions and the held tool calls (``caesar approve``) waiting for a person, of
+    each task named: tasks that still run."""
+    if not task_ids:
+        return {}, {}
+    from caesar_core.store.approvals import pending_approvals
+    from caesar_core.store.mailbox import pending_questions
+    from caesar_core.store.store import TaskStore
+
+    store = TaskStore(root)
+    questions = {task: pending_questions(store.paths(task)) for task in task_ids}
+    held = {task: pending_approvals(store.paths(task).root) for task in task_ids}
+    return questions, held
+
+
+def _checks_mark(record: ListedTask) -> str:
     """passed, failed, running or not run: what caesar's own checks of the task say."""
+    from caesar_core.store.status import checks_mark
+
+    return checks_mark(record.checks, _alive).value
+
+
+def _alive(pid: int) -> bool:
     from caesar_core.runner.slots import pid_alive
-    from caesar_core.store.record import checks_mark
 
-    return checks_mark(record.checks, pid_alive).value
+    return pid_alive(pid)
 
 
-def _checks_cell(record: TaskRecord) -> str:
+def _checks_cell(record: ListedTask) -> str:
     mark = _checks_mark(record)
     return "-" if mark == "not run" else mark
 
 
-def _turn(record: TaskRecord) -> str:
+def _turn(record: ListedTask) -> str:
     """``turn 2: `` before the objective of a task's turn (``caesar continue``)."""
     return f"turn {record.turn}: " if record.chained else ""
 

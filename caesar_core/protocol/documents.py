@@ -53,12 +53,14 @@ def write_report(path: Path, report: Report) -> list[str]:
 
 def write_concluded_report(path: Path, report: Report) -> list[str]:
     """The report caesar concludes a task with: kept in caesar's state directory (see
-    ``layout.kept_report``), then written as the task directory's ``report.json``."""
+    ``layout.kept_report``), then written as the task directory's ``report.json``. The kept
+    copy is the durable one (what ``read_shown_report`` shows once the task ended); the task
+    directory's is not fsynced when there is a kept copy."""
     data = dump_json(report.to_json_dict())
     kept = kept_report(path.parent)
     if kept is not None:
         safefs.atomic_write(*kept, data)
-    return reclaim.claim_write(path.parent, path.name, data)
+    return reclaim.claim_write(path.parent, path.name, data, durable=kept is None)
 
 
 def read_shown_report(path: Path) -> Report:

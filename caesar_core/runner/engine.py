@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from caesar_core.agents.base import Invocation, Launch, ReportTier, Translator
 from caesar_core.agents.brief import render_brief
@@ -67,7 +68,6 @@ from caesar_core.runner.resume import (
 from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
-from caesar_core.runner.turns import Continuation, claim, continuation, release, turn_base
 from caesar_core.runner.unwritten import conclude_unwritten, io_reason
 from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
@@ -82,6 +82,9 @@ from caesar_core.store.record import (
     TaskStatus,
 )
 from caesar_core.store.store import TaskStore
+
+if TYPE_CHECKING:
+    from caesar_core.runner.turns import Continuation
 
 
 class StartFailed(CaesarError):
@@ -173,6 +176,8 @@ class Runner:
         resume: str | None = None
         findings = list(plan.findings)
         if continuing is not None:
+            from caesar_core.runner.turns import claim, release, turn_base  # a follow-up turn
+
             record = record.model_copy(update=continuing.record_fields())
             resume, fresh = continuing.session_for(plan.adapter)
             findings += [fresh] if fresh else []
@@ -212,10 +217,13 @@ class Runner:
                 channel=channel_for(paths) if tier == "channel" else None,
                 followup=continuing.followup() if continuing is not None else None,
             )
-            claim_write(paths.root, paths.task_file.name, dump_json(task.to_json_dict()))
+            # The agent's input, read by nothing of caesar's once its task ended: a crash that
+            # loses it ends the task all the same (abandoned), so it is not fsynced.
+            task_json = dump_json(task.to_json_dict())
+            claim_write(paths.root, paths.task_file.name, task_json, durable=False)
             if tier == "schema":
                 schema = schema_text("report", strict=True).encode()
-                claim_write(paths.root, paths.report_schema.name, schema)
+                claim_write(paths.root, paths.report_schema.name, schema, durable=False)
             prompt = render_brief(
                 task, tier=tier, system_prompt=plan.system_prompt, resumed=resume is not None
             )
@@ -236,6 +244,8 @@ class Runner:
         """A follow-up turn of ``task_id`` (``caesar continue``), laid out like any task;
         ``comments``: the reviewer's open comments its brief carries (by default, those of
         ``caesar comment`` still open)."""
+        from caesar_core.runner.turns import continuation
+
         continuing = continuation(self.store, task_id, message, comments=comments)
         return self.prepare(
             continuing.request(timeout_ms), continuing.workspace, continuing=continuing

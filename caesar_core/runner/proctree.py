@@ -268,7 +268,8 @@ def stop_tree(
                 break
             time.sleep(_TICK_S / 5)
     reap(leader)
-    alive = [proc.pid for proc in members(task_id, leader=leader, cgroup=cgroup)]
+    # A sweep that found none left has the answer; after the last round, it is asked again.
+    alive = [proc.pid for proc in members(task_id, leader=leader, cgroup=cgroup)] if found else []
     return Stopped(list(signalled), alive)
 
 

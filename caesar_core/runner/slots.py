@@ -100,7 +100,8 @@ class Slots:
         while True:
             for n in range(self.limit):
                 try:
-                    create_exclusive(self._path(n), body)
+                    # Not fsynced: a crash ends its holder, and an empty slot is reclaimed.
+                    create_exclusive(self._path(n), body, durable=False)
                     return n
                 except FileExistsError:
                     self._reclaim_if_dead(n)

@@ -14,6 +14,7 @@ sweep of the others: it is named in ``Swept.problems`` with the reason.
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -21,9 +22,9 @@ from caesar_core.errors import CaesarError
 from caesar_core.executor.attach import ensure_shepherd
 from caesar_core.protocol.event import Finished
 from caesar_core.protocol.report import Finding, Severity
+from caesar_core.runner.abandoned import abandoned
 from caesar_core.runner.closing import close_without_orchestrator, write_ending
 from caesar_core.runner.control import stop_task
-from caesar_core.runner.slots import pid_alive
 from caesar_core.store.record import TaskRecord, TaskStatus
 from caesar_core.store.store import TaskStore
 
@@ -36,21 +37,28 @@ class Swept:
     """Task id -> why it could not be concluded; the other tasks were swept all the same."""
 
 
-def abandoned(record: TaskRecord, host: str | None = None) -> bool:
-    if record.remote:
-        return False  # its shepherd is replaced, not the task concluded: see `reattach`
-    if record.status.terminal or record.orchestrator_pid is None:
-        return False
-    if record.orchestrator_host != (host or socket.gethostname()):
-        return False  # another machine's process: its liveness cannot be judged from here
-    return not pid_alive(record.orchestrator_pid)
-
-
 def sweep(store: TaskStore, *, now: datetime | None = None) -> Swept:
     """Conclude every abandoned task of the store, each on its own."""
+    return _sweep(store, store.list().records, now)
+
+
+def sweep_tasks(store: TaskStore, task_ids: Iterable[str], *, now: datetime | None = None) -> Swept:
+    """:func:`sweep` of the named tasks alone, each read again first: those a listing found
+    the sweep has something to do for (``abandoned.needs_sweep``). A record that cannot be read
+    now is left to the listing, which shows it broken."""
+    records = []
+    for task_id in task_ids:
+        try:
+            records.append(store.get(task_id))
+        except (CaesarError, OSError):
+            continue
+    return _sweep(store, records, now)
+
+
+def _sweep(store: TaskStore, records: Iterable[TaskRecord], now: datetime | None) -> Swept:
     swept = Swept()
     host = socket.gethostname()
-    for record in store.list().records:
+    for record in records:
         reattach(store, record)
         if not abandoned(record, host):
             continue
@@ -122,3 +130,14 @@ def _reason(error: Exception) -> str:
     if isinstance(error, CaesarError | ValidationError):
         return problem_text(error)
     return f"{type(error).__name__}: {error}"
+
+
+__all__ = [
+    "Swept",
+    "abandoned",
+    "conclude_abandoned",
+    "reattach",
+    "sweep",
+    "sweep_one",
+    "sweep_tasks",
+]

@@ -48,8 +48,8 @@ def complete(record: TaskRecord, *, root: Path, tasks_dir: Path) -> TaskRecord:
     the reference applies a task's diff), ``tasks_dir`` its ``.caesar/tasks``."""
     extra: dict[str, Any] = record.model_extra or {}
     written = {key: extra.pop(key) for key in DERIVED_KEYS if key in extra}
-    if "protocol" in record.model_fields_set:
-        return record  # caesar's record, whole: the reference drops `protocol` when it rewrites
+    if caesars_own(record):
+        return record
     fields: dict[str, object] = {}
     if record.isolation.value == "worktree":
         if record.worktree_path is None:
@@ -71,6 +71,12 @@ def complete(record: TaskRecord, *, root: Path, tasks_dir: Path) -> TaskRecord:
     if record.report_tier is None and via in REPORT_TIERS:
         fields["report_tier"] = via
     return record.model_copy(update=fields) if fields else record
+
+
+def caesars_own(record: TaskRecord) -> bool:
+    """Whether caesar wrote the record as it is: the reference drops ``protocol`` when it
+    rewrites one, and never writes it in its own."""
+    return "protocol" in record.model_fields_set
 
 
 def worktree_of(workspace: str, root: Path) -> str | None:

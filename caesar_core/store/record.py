@@ -2,14 +2,14 @@
 
 ``task.json`` is the contract handed to the agent; the record is what caesar knows about the
 task's life (process, isolation, outcome, apply). It lives in ``.caesar/state/tasks/<id>.json``,
-not in the task directory, because the agent can write to its task directory.
+not in the task directory, because the agent can write to its task directory. The values its
+fields take (``TaskStatus``, ``ChecksState``...) are :mod:`caesar_core.store.status`'s, named here
+too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, TypeAdapter
@@ -18,59 +18,19 @@ from caesar_core.protocol._base import ProtocolModel
 from caesar_core.protocol.report import ReportStatus
 from caesar_core.protocol.task import Isolation, Mode
 from caesar_core.review.hunks import Hunk, Taken
+from caesar_core.store.status import (
+    ChecksMark,
+    ChecksState,
+    ReportSource,
+    TaskStatus,
+    VerifiedBy,
+    checks_mark,
+    runs_on,
+)
 
 RECORD_V1: Literal["caesar.record/v1"] = "caesar.record/v1"
 NO_ENDING = -1
 """``finished_seq`` of a task concluded before (or without) caesar writing its ``finished``."""
-
-
-class TaskStatus(StrEnum):
-    """How the task's life went, as the orchestrator saw it (not the agent's verdict)."""
-
-    PENDING = "pending"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-    TIMED_OUT = "timed_out"
-
-    @property
-    def terminal(self) -> bool:
-        return self not in (TaskStatus.PENDING, TaskStatus.RUNNING)
-
-
-class ReportSource(StrEnum):
-    """Which retrieval tier produced the report, most reliable first."""
-
-    CHANNEL = "channel"
-    SCHEMA = "schema"
-    FILE = "file"
-    EXTRACTED = "extracted"
-    SYNTHESIZED = "synthesized"
-
-
-class VerifiedBy(StrEnum):
-    GIT = "git"
-    DECLARATION = "declaration"
-
-
-class ChecksState(StrEnum):
-    """Where a run of the project's checks (``[review] checks``) stands."""
-
-    RUNNING = "running"
-    PASSED = "passed"
-    FAILED = "failed"
-    INTERRUPTED = "interrupted"
-    """Stopped before the end (a cancel, Ctrl-C): what ran is kept, the verdict is not given."""
-
-
-class ChecksMark(StrEnum):
-    """What a task's checks say, as the tree, ``ps`` and the MCP server show it."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    RUNNING = "running"
-    NOT_RUN = "not run"
 
 
 class CheckResult(ProtocolModel):
@@ -121,20 +81,6 @@ class Checks(ProtocolModel):
     def failed(self) -> list[CheckResult]:
         """The checks that ran and did not pass (a cancelled one did not fail)."""
         return [r for r in self.results if not r.passed and not r.cancelled]
-
-
-def checks_mark(checks: Checks | None, alive: Callable[[int], bool]) -> ChecksMark:
-    """The mark of a run of checks; one left ``running`` by a caesar that is gone (``alive``
-    says of its pid) was interrupted: not run."""
-    if checks is None:
-        return ChecksMark.NOT_RUN
-    if checks.state is ChecksState.RUNNING:
-        running = checks.pid is not None and alive(checks.pid)
-        return ChecksMark.RUNNING if running else ChecksMark.NOT_RUN
-    return {
-        ChecksState.PASSED: ChecksMark.PASSED,
-        ChecksState.FAILED: ChecksMark.FAILED,
-    }.get(checks.state, ChecksMark.NOT_RUN)
 
 
 MAX_KEPT_LINES = 400
@@ -217,7 +163,7 @@ class ExecutorInfo(ProtocolModel):
     def label(self) -> str:
         """Where it runs, for a listing: ``on HOST:PORT`` of its worker (its scheduler while
         no worker has it)."""
-        return f"on {(self.worker or self.address).split('://')[-1]}"
+        return runs_on(self.address, self.worker)
 
 
 class TaskRecord(ProtocolModel):
@@ -347,3 +293,26 @@ def _taken(hunk_id: str, digest: str, lines: list[int] | None) -> Taken:
 
 
 RECORD_ADAPTER: TypeAdapter[TaskRecord] = TypeAdapter(TaskRecord)
+
+
+__all__ = [
+    "MAX_KEPT_LINE",
+    "MAX_KEPT_LINES",
+    "NO_ENDING",
+    "RECORD_ADAPTER",
+    "RECORD_V1",
+    "AppliedHunk",
+    "CheckResult",
+    "Checks",
+    "ChecksMark",
+    "ChecksState",
+    "ExecutorInfo",
+    "RejectedHunk",
+    "ReportSource",
+    "TaskRecord",
+    "TaskStatus",
+    "VerifiedBy",
+    "applied_hunk",
+    "checks_mark",
+    "rejected_hunk",
+]

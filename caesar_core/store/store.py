@@ -24,7 +24,13 @@ from pydantic import ValidationError
 
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.fs import atomic_write, create_exclusive, dump_json
-from caesar_core.layout import APPROVAL_ANSWERS_DIR, CAESAR_DIR, STATE_DIR
+from caesar_core.layout import (
+    APPROVAL_ANSWERS_DIR,
+    CAESAR_DIR,
+    RECORDS_DIR,
+    STATE_DIR,
+    record_files,
+)
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.taskdir import TaskPaths
 from caesar_core.store.foreign import REPORT_TIERS, complete
@@ -69,7 +75,7 @@ class TaskStore:
         self.root = root
         self.home = root / CAESAR_DIR
         self.tasks_dir = self.home / "tasks"
-        self.records_dir = self.home / "state" / "tasks"
+        self.records_dir = self.home / STATE_DIR / RECORDS_DIR
         self.approval_answers_dir = self.home / STATE_DIR / APPROVAL_ANSWERS_DIR
         """Where the answers to held tool calls are kept (see ``layout.approval_answers``)."""
 
@@ -95,7 +101,12 @@ class TaskStore:
             raw = path.read_bytes()
         except FileNotFoundError:
             raise UnknownTaskError(task_id) from None
-        return self._complete(_decode(path, raw))
+        return self.read(path, raw)
+
+    def read(self, path: Path, raw: bytes) -> TaskRecord:
+        """The record ``raw`` (the bytes of the record file ``path``) holds, as caesar reads
+        it; ``CorruptRecordError`` when it is not one."""
+        return complete(_decode(path, raw), root=self.root, tasks_dir=self.tasks_dir)
 
     def exists(self, task_id: str) -> bool:
         return self.record_path(task_id).exists()
@@ -160,23 +171,13 @@ class TaskStore:
         """All records, oldest first; unreadable ones reported, never fatal."""
         records: list[TaskRecord] = []
         problems: list[tuple[Path, str]] = []
-        try:
-            entries = sorted(self.records_dir.iterdir())
-        except FileNotFoundError:
-            return Listing([])
-        for path in entries:
-            if path.suffix != ".json" or path.name.startswith("."):
-                continue
+        for path in record_files(self.records_dir):
             try:
-                records.append(self._complete(_decode(path, path.read_bytes())))
+                records.append(self.read(path, path.read_bytes()))
             except (CaesarError, OSError) as error:
                 problems.append((path, str(error)))
         records.sort(key=lambda r: (r.created_at, r.id))
         return Listing(records, problems)
-
-    def _complete(self, record: TaskRecord) -> TaskRecord:
-        """A record as caesar reads it: one the reference wrote gets what it lacks."""
-        return complete(record, root=self.root, tasks_dir=self.tasks_dir)
 
     def _encode(self, record: TaskRecord) -> bytes:
         """The record as written: caesar's fields, plus the reference's names for what it needs

@@ -1,29 +1,65 @@
 """The delegation tree: which task delegated which, in the order they were created.
 
 The turns of a task (``caesar continue``) are one chain: every follow-up turn sits under the
-chain's first turn, beside the tasks that turn delegated."""
+chain's first turn, beside the tasks that turn delegated.
+
+The tree is built of anything that names its task and the tasks it hangs under (``Linked``):
+``TaskRecord``s for the screen, the records of a listing (``store.listing.ListedTask``) for
+``caesar ps``. Stdlib only."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Generic, Protocol, TypeAlias, TypeVar
 
-from caesar_core.store.record import TaskRecord
+if TYPE_CHECKING:
+    from caesar_core.store.record import TaskRecord
+
+
+class Linked(Protocol):
+    """What places a task in the tree: its id, when it was created, and what it hangs under."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def created_at(self) -> datetime: ...
+
+    @property
+    def chain(self) -> str | None: ...
+
+    @property
+    def continues(self) -> str | None: ...
+
+    @property
+    def parent_id(self) -> str | None: ...
+
+
+R = TypeVar("R", bound=Linked)
 
 
 @dataclass
-class TaskNode:
-    record: TaskRecord
-    children: list[TaskNode] = field(default_factory=list)
+class Node(Generic[R]):
+    record: R
+    children: list[Node[R]] = field(default_factory=list)
 
-    def walk(self, level: int = 0) -> Iterator[tuple[int, TaskRecord]]:
+    def walk(self, level: int = 0) -> Iterator[tuple[int, R]]:
         """Depth-first, parents before children: the order a tree view lists rows in."""
         yield level, self.record
         for child in self.children:
             yield from child.walk(level + 1)
 
 
-def build_tree(records: Iterable[TaskRecord]) -> list[TaskNode]:
+if TYPE_CHECKING:
+    TaskNode: TypeAlias = Node[TaskRecord]
+    """A node of the tree of records."""
+else:
+    TaskNode = Node
+
+
+def build_tree(records: Iterable[R]) -> list[Node[R]]:
     """Roots (tasks without a known parent), each with its descendants, by creation order.
 
     A task whose parent is not in ``records`` (collected by ``gc``, or from another project)
@@ -31,8 +67,8 @@ def build_tree(records: Iterable[TaskRecord]) -> list[TaskNode]:
     record could produce, is broken at the oldest member so every task is shown exactly once.
     """
     ordered = sorted(records, key=lambda r: (r.created_at, r.id))
-    nodes = {record.id: TaskNode(record) for record in ordered}
-    roots: list[TaskNode] = []
+    nodes = {record.id: Node(record) for record in ordered}
+    roots: list[Node[R]] = []
     for record in ordered:
         node = nodes[record.id]
         parent = _parent(record, nodes)
@@ -43,10 +79,10 @@ def build_tree(records: Iterable[TaskRecord]) -> list[TaskNode]:
     return roots
 
 
-def _is_ancestor(node: TaskNode, candidate: TaskNode, nodes: dict[str, TaskNode]) -> bool:
+def _is_ancestor(node: Node[R], candidate: Node[R], nodes: dict[str, Node[R]]) -> bool:
     """Whether ``node`` is already above ``candidate`` (linking them would close a cycle)."""
     seen: set[str] = set()
-    current: TaskNode | None = candidate
+    current: Node[R] | None = candidate
     while current is not None and current.record.id not in seen:
         if current is node:
             return True
@@ -55,7 +91,7 @@ def _is_ancestor(node: TaskNode, candidate: TaskNode, nodes: dict[str, TaskNode]
     return False
 
 
-def _parent(record: TaskRecord, nodes: dict[str, TaskNode]) -> TaskNode | None:
+def _parent(record: R, nodes: dict[str, Node[R]]) -> Node[R] | None:
     """Where a task hangs: a follow-up turn under its chain's first turn (or the turn it
     continues), any other task under the task that delegated it; None for a root."""
     for candidate in (record.chain, record.continues, record.parent_id):
@@ -64,6 +100,6 @@ def _parent(record: TaskRecord, nodes: dict[str, TaskNode]) -> TaskNode | None:
     return None
 
 
-def walk_tree(roots: Iterable[TaskNode]) -> Iterator[tuple[int, TaskRecord]]:
+def walk_tree(roots: Iterable[Node[R]]) -> Iterator[tuple[int, R]]:
     for root in roots:
         yield from root.walk()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
 
 import click
 import pytest
@@ -79,3 +81,114 @@ def test_the_console_scripts_version_is_clicks_answer() -> None:
         for module in ("entry", "main")
     ]
     assert answers == [f"caesar, version {__version__}\n"] * 2
+
+
+NOT_FOR_PS = ("textual", "rich", "mcp", "pygit2", "distributed", "watchfiles")
+"""What ``caesar ps`` never loads: the screen, the MCP SDK, git, Dask, the file watcher."""
+
+
+def _ended_tasks(root: Path, count: int) -> None:
+    from caesar_core.protocol.task import Isolation, Mode
+    from caesar_core.store import TaskRecord, TaskStatus, TaskStore, new_task_id
+
+    store = TaskStore(root)
+    for number in range(count):
+        record = TaskRecord(
+            id=new_task_id(),
+            created_at=datetime(2026, 11, 30, 12, number, tzinfo=UTC),
+            agent="demo",
+            objective=f"task {number}",
+            workspace=str(root),
+            isolation=Isolation.INPLACE,
+            mode=Mode.READ_ONLY,
+        )
+        store.create(record)
+        store.conclude(record.id, TaskStatus.SUCCEEDED)
+
+
+def _ps(root: Path, *args: str) -> str:
+    return (
+        "from caesar_core.cli.main import cli\n"
+        "try:\n"
+        f"    cli.main(args=['ps', '--root', {str(root)!r}, *{list(args)!r}], prog_name='caesar',"
+        " standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+    )
+
+
+def test_ps_of_tasks_read_before_builds_no_model(tmp_path: Path) -> None:
+    """Once a listing has read the records, ``caesar ps`` of ended tasks takes them from the
+    listing's cache: no pydantic (nor its JSON Schema machinery), no record model."""
+    _ended_tasks(tmp_path, 3)
+    first = modules_after(_ps(tmp_path, "--all"))
+    assert "caesar_core.cli.tasks" in first
+    assert not {name.split(".")[0] for name in first} & set(NOT_FOR_PS)
+    for args in (["--all"], ["--all", "--json"], []):
+        loaded = modules_after(_ps(tmp_path, *args))
+        assert "caesar_core.store.listing" in loaded
+        assert not {name.split(".")[0] for name in loaded} & {*NOT_FOR_PS, "pydantic"}
+        assert "caesar_core.store.record" not in loaded
+
+
+def test_ps_shows_the_same_from_the_cache_as_from_the_records(tmp_path: Path) -> None:
+    _ended_tasks(tmp_path, 3)
+    cache = tmp_path / ".caesar" / "state" / "listing.json"
+    shown = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-m", "caesar_core", "ps", "--json", "--root", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        shown.append(json.loads(done.stdout))
+        assert cache.is_file()
+    assert shown[0] == shown[1]
+    assert [task["objective"] for task in shown[0]] == ["task 0", "task 1", "task 2"]
+    assert {task["status"] for task in shown[0]} == {"succeeded"}
+
+
+def test_run_loads_neither_the_watcher_nor_the_apply_machinery(tmp_path: Path) -> None:
+    """``caesar run`` of a read-only task in a worktree, to its end: git for the worktree and
+    the diff, none of the screen, the MCP SDK, Dask, a file watcher, the apply machinery, the
+    sweep or the schemas of the contract."""
+    from tests.runner.conftest import caesar_env, git
+
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    (project / "README.md").write_text("# project\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "initial")
+    code = (
+        "from caesar_core.cli.main import cli\n"
+        "try:\n"
+        "    cli.main(args=['run', 'say hello', '--agent', 'demo', '--mode', 'read-only',"
+        f" '--root', {str(project)!r}], prog_name='caesar', standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "import sys, json\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project,
+        env=caesar_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert "succeeded" in done.stdout, done.stdout + done.stderr
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert {"caesar_core.runner.engine", "caesar_core.git.worktree", "pygit2"} <= loaded
+    assert not {name.split(".")[0] for name in loaded} & {*NOT_FOR_PS} - {"pygit2"}
+    assert not loaded & {
+        "concurrent.futures",
+        "caesar_core.git.apply",
+        "caesar_core.runner.sweep",
+        "caesar_core.runner.turns",
+        "caesar_core.protocol.schema",
+        "caesar_core.protocol.lifecycle",
+    }
