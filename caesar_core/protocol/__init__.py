@@ -1,76 +1,177 @@
-"""The OACP contract as code: ``caesar.task/v1``, ``caesar.report/v1``, ``caesar.event/v1``."""
+"""The OACP contract as code: ``caesar.task/v1``, ``caesar.report/v1``, ``caesar.event/v1``.
+
+Each name is loaded from its module on first use (PEP 562): the documents are pydantic
+models whose validators are built as their module is imported, and a command that needs one of
+them (``caesar diff``: a report's ``ChangeAction``) must not pay for all of them.
+"""
 
 from __future__ import annotations
 
-from caesar_core.protocol.documents import (
-    Problem,
-    Validation,
-    parse_event,
-    read_report,
-    read_task,
-    validate_file,
-)
-from caesar_core.protocol.event import (
-    EVENT_ADAPTER,
-    EVENT_TYPES,
-    Answered,
-    AnswerEvent,
-    Envelope,
-    Error,
-    ErrorEvent,
-    Event,
-    EventPayload,
-    FileChanged,
-    FileChangedEvent,
-    Finished,
-    FinishedEvent,
-    Message,
-    MessageEvent,
-    Progress,
-    ProgressEvent,
-    QuestionAsked,
-    QuestionEvent,
-    Started,
-    StartedEvent,
-    Thinking,
-    ThinkingEvent,
-    ToolStatus,
-    ToolUse,
-    ToolUseEvent,
-)
-from caesar_core.protocol.mailbox import (
-    ANSWER_ADAPTER,
-    QUESTION_ADAPTER,
-    MailboxAnswer,
-    MailboxQuestion,
-)
-from caesar_core.protocol.parse import parse, strip_nulls
-from caesar_core.protocol.report import (
-    REPORT_ADAPTER,
-    Artifact,
-    Change,
-    ChangeAction,
-    CommandRun,
-    Finding,
-    Question,
-    Report,
-    ReportStatus,
-    Severity,
-    Usage,
-)
-from caesar_core.protocol.schema import DOCUMENTS, json_schema, strict_schema
-from caesar_core.protocol.task import TASK_ADAPTER, Channel, Isolation, Mode, Task
-from caesar_core.protocol.taskdir import TaskPaths, task_environment
-from caesar_core.protocol.versions import (
-    CURRENT,
-    EVENT_V1,
-    PROTOCOL_VERSION,
-    REPORT_V1,
-    SUPPORTED,
-    TASK_V1,
-    DocumentKind,
-    UnsupportedProtocolError,
-)
+from typing import TYPE_CHECKING
+
+from caesar_core.lazyexports import lazy_exports
+
+if TYPE_CHECKING:
+    from caesar_core.protocol.documents import (
+        Problem,
+        Validation,
+        parse_event,
+        read_report,
+        read_task,
+        validate_file,
+    )
+    from caesar_core.protocol.event import (
+        EVENT_ADAPTER,
+        EVENT_TYPES,
+        Answered,
+        AnswerEvent,
+        Envelope,
+        Error,
+        ErrorEvent,
+        Event,
+        EventPayload,
+        FileChanged,
+        FileChangedEvent,
+        Finished,
+        FinishedEvent,
+        Message,
+        MessageEvent,
+        Progress,
+        ProgressEvent,
+        QuestionAsked,
+        QuestionEvent,
+        Started,
+        StartedEvent,
+        Thinking,
+        ThinkingEvent,
+        ToolStatus,
+        ToolUse,
+        ToolUseEvent,
+    )
+    from caesar_core.protocol.mailbox import (
+        ANSWER_ADAPTER,
+        QUESTION_ADAPTER,
+        MailboxAnswer,
+        MailboxQuestion,
+    )
+    from caesar_core.protocol.parse import parse, strip_nulls
+    from caesar_core.protocol.report import (
+        REPORT_ADAPTER,
+        Artifact,
+        Change,
+        ChangeAction,
+        CommandRun,
+        Finding,
+        Question,
+        Report,
+        ReportStatus,
+        Severity,
+        Usage,
+    )
+    from caesar_core.protocol.schema import DOCUMENTS, json_schema, strict_schema
+    from caesar_core.protocol.task import TASK_ADAPTER, Channel, Isolation, Mode, Task
+    from caesar_core.protocol.taskdir import TaskPaths, task_environment
+    from caesar_core.protocol.versions import (
+        CURRENT,
+        EVENT_V1,
+        PROTOCOL_VERSION,
+        REPORT_V1,
+        SUPPORTED,
+        TASK_V1,
+        DocumentKind,
+        UnsupportedProtocolError,
+    )
+else:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "documents": (
+                "Problem",
+                "Validation",
+                "parse_event",
+                "read_report",
+                "read_task",
+                "validate_file",
+            ),
+            "event": (
+                "EVENT_ADAPTER",
+                "EVENT_TYPES",
+                "Answered",
+                "AnswerEvent",
+                "Envelope",
+                "Error",
+                "ErrorEvent",
+                "Event",
+                "EventPayload",
+                "FileChanged",
+                "FileChangedEvent",
+                "Finished",
+                "FinishedEvent",
+                "Message",
+                "MessageEvent",
+                "Progress",
+                "ProgressEvent",
+                "QuestionAsked",
+                "QuestionEvent",
+                "Started",
+                "StartedEvent",
+                "Thinking",
+                "ThinkingEvent",
+                "ToolStatus",
+                "ToolUse",
+                "ToolUseEvent",
+            ),
+            "mailbox": (
+                "ANSWER_ADAPTER",
+                "QUESTION_ADAPTER",
+                "MailboxAnswer",
+                "MailboxQuestion",
+            ),
+            "parse": (
+                "parse",
+                "strip_nulls",
+            ),
+            "report": (
+                "REPORT_ADAPTER",
+                "Artifact",
+                "Change",
+                "ChangeAction",
+                "CommandRun",
+                "Finding",
+                "Question",
+                "Report",
+                "ReportStatus",
+                "Severity",
+                "Usage",
+            ),
+            "schema": (
+                "DOCUMENTS",
+                "json_schema",
+                "strict_schema",
+            ),
+            "task": (
+                "TASK_ADAPTER",
+                "Channel",
+                "Isolation",
+                "Mode",
+                "Task",
+            ),
+            "taskdir": (
+                "TaskPaths",
+                "task_environment",
+            ),
+            "versions": (
+                "CURRENT",
+                "EVENT_V1",
+                "PROTOCOL_VERSION",
+                "REPORT_V1",
+                "SUPPORTED",
+                "TASK_V1",
+                "DocumentKind",
+                "UnsupportedProtocolError",
+            ),
+        },
+    )
 
 __all__ = [
     "ANSWER_ADAPTER",
