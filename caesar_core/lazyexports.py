@@ -9,8 +9,10 @@ reads them from the ``TYPE_CHECKING`` imports), but each is imported when first 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
+from types import ModuleType
 from typing import Any
 
 
@@ -18,9 +20,17 @@ def lazy_exports(
     package: str, homes: Mapping[str, Sequence[str]]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of ``package``, whose ``homes`` maps each of its
-    modules (relative name) to the names it exports."""
+    modules (relative name) to the names it exports.
+
+    A name that is also one of those modules (``protocol.parse`` exports ``parse``) stays the
+    name: importing the module later would otherwise set the package's attribute to the module
+    (an eager ``__init__`` rebound it after its imports, which is what callers rely on).
+    """
     where = {name: module for module, names in homes.items() for name in names}
     namespace = import_module(package).__dict__
+    shadowed = {name for name in where if name in homes}
+    if shadowed:
+        sys.modules[package].__class__ = _keeping(frozenset(shadowed))
 
     def __getattr__(name: str) -> Any:
         module = where.get(name)
@@ -34,3 +44,15 @@ def lazy_exports(
         return sorted({*namespace, *where})
 
     return __getattr__, __dir__
+
+
+def _keeping(names: frozenset[str]) -> type[ModuleType]:
+    class Package(ModuleType):
+        """A package whose ``names`` are what its modules of the same name export."""
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name in names and isinstance(value, ModuleType):
+                value = getattr(value, name)  # the submodule just imported: keep its export
+            super().__setattr__(name, value)
+
+    return Package

@@ -180,3 +180,15 @@ def test_lazy_packages_export_every_name_they_list() -> None:
         for package in LAZY_PACKAGES
     )
     subprocess.run([sys.executable, "-c", probe], check=True, timeout=60)
+
+
+def test_a_lazy_name_shadowing_its_module_stays_the_name() -> None:
+    """``caesar_core.protocol`` exports the function ``parse`` of its module ``parse``: importing
+    that module afterwards leaves the package's ``parse`` the function, as an eager ``__init__``
+    did."""
+    probe = (
+        "import caesar_core.protocol.parse\n"
+        "from caesar_core.protocol import parse\n"
+        "assert callable(parse) and parse.__module__ == 'caesar_core.protocol.parse'\n"
+    )
+    subprocess.run([sys.executable, "-c", probe], check=True, timeout=60)

@@ -2,7 +2,8 @@
 
 Each name is loaded from its module on first use (PEP 562): the documents are pydantic
 models whose validators are built as their module is imported, and a command that needs one of
-them (``caesar diff``: a report's ``ChangeAction``) must not pay for all of them.
+them (``caesar diff``: a record) must not pay for all of them. ``choices`` holds the words the
+documents use (``ReportStatus``, ``ChangeAction``) as plain enums, for readers that build none.
 """
 
 from __future__ import annotations
