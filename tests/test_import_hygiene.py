@@ -163,7 +163,12 @@ def test_plain_commands_load_no_dask() -> None:
     assert not loaded & {"distributed", "dask"}
 
 
-LAZY_PACKAGES = ("caesar_core.git", "caesar_core.protocol", "caesar_core.store")
+LAZY_PACKAGES = (
+    "caesar_core.events",
+    "caesar_core.git",
+    "caesar_core.protocol",
+    "caesar_core.store",
+)
 """Packages whose names load on first use (``caesar_core.lazyexports``)."""
 
 

@@ -49,13 +49,14 @@ def modules_after(
 def command_modules(args: list[str], cwd: Path, env: Mapping[str, str]) -> set[str]:
     """The modules ``caesar ARGS`` loads, run in ``cwd`` (its output on stdout discarded)."""
     return modules_after(
-        "import contextlib, io\n"
+        "import os, sys\n"
         "from caesar_core.cli.main import cli\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    try:\n"
-        f"        cli.main(args={args!r}, prog_name='caesar', standalone_mode=False)\n"
-        "    except SystemExit:\n"
-        "        pass\n",
+        "sys.stdout = open(os.devnull, 'w')\n"
+        "try:\n"
+        f"    cli.main(args={args!r}, prog_name='caesar', standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stdout = sys.__stdout__\n",
         cwd,
         env,
     )
@@ -150,3 +151,26 @@ def test_diff_loads_the_reconciliation_and_nothing_it_does_not_use(tmp_path: Pat
     assert {"caesar_core.runner.turns"} <= command_modules(
         ["diff", str(task["task_id"]), "--since-previous", "--json"], root, caesar_env()
     )
+
+
+def test_logs_passes_a_log_on_without_the_git_layer_the_fold_or_the_screen(
+    tmp_path: Path,
+) -> None:
+    from tests.cli.test_logs_passthrough import line, task_with_log
+    from tests.runner.conftest import caesar_env
+
+    task_id, _ = task_with_log(tmp_path, [line(0, '"type":"message","text":"hi"')])
+    args = ["logs", task_id, "--json", "--root", str(tmp_path)]
+    loaded = command_modules(args, tmp_path, caesar_env())
+    assert "caesar_core.events.tail" in loaded
+    assert not loaded & {
+        "pygit2",
+        "mcp",
+        "textual",
+        "rich",
+        "watchfiles",
+        "distributed",
+        "caesar_core.git",
+        "caesar_core.events.fold",
+        "caesar_core.events.activity",
+    }
