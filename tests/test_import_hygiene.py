@@ -161,39 +161,3 @@ def test_plain_commands_load_no_dask() -> None:
     )
     assert "caesar_core" in loaded
     assert not loaded & {"distributed", "dask"}
-
-
-LAZY_PACKAGES = (
-    "caesar_core.events",
-    "caesar_core.git",
-    "caesar_core.protocol",
-    "caesar_core.store",
-)
-"""Packages whose names load on first use (``caesar_core.lazyexports``)."""
-
-
-def test_lazy_packages_load_no_module_until_a_name_is_asked_for() -> None:
-    loaded = loaded_after("\n".join(f"import {package}" for package in LAZY_PACKAGES))
-    assert "caesar_core" in loaded
-    assert not loaded & {"pydantic", "pygit2"}
-
-
-def test_lazy_packages_export_every_name_they_list() -> None:
-    probe = "\n".join(
-        f"import {package}\nfor name in {package}.__all__:\n    getattr({package}, name)\n"
-        f"assert set({package}.__all__) <= set(dir({package}))"
-        for package in LAZY_PACKAGES
-    )
-    subprocess.run([sys.executable, "-c", probe], check=True, timeout=60)
-
-
-def test_a_lazy_name_shadowing_its_module_stays_the_name() -> None:
-    """``caesar_core.protocol`` exports the function ``parse`` of its module ``parse``: importing
-    that module afterwards leaves the package's ``parse`` the function, as an eager ``__init__``
-    did."""
-    probe = (
-        "import caesar_core.protocol.parse\n"
-        "from caesar_core.protocol import parse\n"
-        "assert callable(parse) and parse.__module__ == 'caesar_core.protocol.parse'\n"
-    )
-    subprocess.run([sys.executable, "-c", probe], check=True, timeout=60)

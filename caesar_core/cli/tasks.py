@@ -16,7 +16,8 @@ from caesar_core.humanize import age, one_line
 from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
 
 if TYPE_CHECKING:
-    from caesar_core.events import BadLine, EventTail
+    from caesar_core.events import EventTail
+    from caesar_core.events.tail import BadLine
     from caesar_core.executor.dask import DaskExecutor
     from caesar_core.protocol.event import FinishedEvent
     from caesar_core.runner.delegation import Request

@@ -1,15 +1,14 @@
 """The live event log: one writer that owns ``seq``, tails that follow the file, and the fold
 that turns events into what a person wants to see.
 
-Each name is loaded from its module on first use (PEP 562): ``caesar logs --json`` needs the
-tail alone, not the fold or the writer.
-"""
+Each name loads with its module on first use (:mod:`caesar_core.lazy`): ``caesar run`` writes
+and follows a log without building the fold."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from caesar_core.lazyexports import lazy_exports
+from caesar_core.lazy import exports
 
 if TYPE_CHECKING:
     from caesar_core.events.activity import (
@@ -22,8 +21,13 @@ if TYPE_CHECKING:
         ProgressInfo,
         ToolCall,
     )
-    from caesar_core.events.fold import STALL_AFTER, ActivityFold
-    from caesar_core.events.render import EventFormatter
+    from caesar_core.events.fold import (
+        STALL_AFTER,
+        ActivityFold,
+    )
+    from caesar_core.events.render import (
+        EventFormatter,
+    )
     from caesar_core.events.tail import (
         BadLine,
         EventBatch,
@@ -40,43 +44,41 @@ if TYPE_CHECKING:
         lock_path_for,
         utc_now,
     )
-else:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "activity": (
-                "Activity",
-                "ActivityStatus",
-                "ErrorInfo",
-                "FileTouch",
-                "FinishInfo",
-                "PendingQuestion",
-                "ProgressInfo",
-                "ToolCall",
-            ),
-            "fold": (
-                "STALL_AFTER",
-                "ActivityFold",
-            ),
-            "render": ("EventFormatter",),
-            "tail": (
-                "BadLine",
-                "EventBatch",
-                "EventTail",
-                "LineChunk",
-                "LineTail",
-                "read_events",
-                "read_last_events",
-            ),
-            "writer": (
-                "EventWriter",
-                "encode_line",
-                "format_at",
-                "lock_path_for",
-                "utc_now",
-            ),
-        },
-    )
+
+_HOMES = {
+    "caesar_core.events.activity": (
+        "Activity",
+        "ActivityStatus",
+        "ErrorInfo",
+        "FileTouch",
+        "FinishInfo",
+        "PendingQuestion",
+        "ProgressInfo",
+        "ToolCall",
+    ),
+    "caesar_core.events.fold": (
+        "STALL_AFTER",
+        "ActivityFold",
+    ),
+    "caesar_core.events.render": ("EventFormatter",),
+    "caesar_core.events.tail": (
+        "BadLine",
+        "EventBatch",
+        "EventTail",
+        "LineChunk",
+        "LineTail",
+        "read_events",
+        "read_last_events",
+    ),
+    "caesar_core.events.writer": (
+        "EventWriter",
+        "encode_line",
+        "format_at",
+        "lock_path_for",
+        "utc_now",
+    ),
+}
+__getattr__ = exports(__name__, _HOMES)
 
 __all__ = [
     "STALL_AFTER",

@@ -8,18 +8,23 @@ All of it runs on pygit2 (libgit2), never the ``git`` program. Modules, one job 
 ``select`` (the files and tree a hunk selection leaves), ``apply`` (three-way merge into the
 main working tree), ``writeout`` (writing the merge's files).
 
-Each name is loaded from its module on first use (PEP 562): ``caesar diff`` needs ``diff``
-alone, not the merge and checkout machinery.
+Each name loads with its module on first use (:mod:`caesar_core.lazy`): a task's run reads
+its diff without loading the apply machinery.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from caesar_core.lazyexports import lazy_exports
+from caesar_core.lazy import exports
 
 if TYPE_CHECKING:
-    from caesar_core.git.apply import ApplyResult, apply_changes, unapplied_changes, unapplied_work
+    from caesar_core.git.apply import (
+        ApplyResult,
+        apply_changes,
+        unapplied_changes,
+        unapplied_work,
+    )
     from caesar_core.git.diff import (
         FileChange,
         PatchSpan,
@@ -52,50 +57,48 @@ if TYPE_CHECKING:
         remove_worktree,
         task_lock_reason,
     )
-else:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "apply": (
-                "ApplyResult",
-                "apply_changes",
-                "unapplied_changes",
-                "unapplied_work",
-            ),
-            "diff": (
-                "FileChange",
-                "PatchSpan",
-                "Snapshot",
-                "TreeDiff",
-                "as_unicode",
-                "assemble",
-                "changes_between",
-                "changes_between_snapshots",
-                "changes_since",
-                "link_leaves_repository",
-                "patch_digest",
-                "snapshot",
-            ),
-            "repo": (
-                "DamagedWorktreeError",
-                "GitError",
-                "LocalChangesError",
-                "OutsideLinksError",
-                "find_repository",
-                "head_commit",
-                "is_ignored",
-            ),
-            "worktree": (
-                "WorktreeInfo",
-                "branch_name",
-                "create_worktree",
-                "list_worktrees",
-                "lock_worktree",
-                "remove_worktree",
-                "task_lock_reason",
-            ),
-        },
-    )
+
+_HOMES = {
+    "caesar_core.git.apply": (
+        "ApplyResult",
+        "apply_changes",
+        "unapplied_changes",
+        "unapplied_work",
+    ),
+    "caesar_core.git.diff": (
+        "FileChange",
+        "PatchSpan",
+        "Snapshot",
+        "TreeDiff",
+        "as_unicode",
+        "assemble",
+        "changes_between",
+        "changes_between_snapshots",
+        "changes_since",
+        "link_leaves_repository",
+        "patch_digest",
+        "snapshot",
+    ),
+    "caesar_core.git.repo": (
+        "DamagedWorktreeError",
+        "GitError",
+        "LocalChangesError",
+        "OutsideLinksError",
+        "find_repository",
+        "head_commit",
+        "is_ignored",
+    ),
+    "caesar_core.git.worktree": (
+        "WorktreeInfo",
+        "branch_name",
+        "create_worktree",
+        "list_worktrees",
+        "lock_worktree",
+        "remove_worktree",
+        "task_lock_reason",
+    ),
+}
+__getattr__ = exports(__name__, _HOMES)
 
 __all__ = [
     "ApplyResult",

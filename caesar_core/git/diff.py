@@ -31,7 +31,7 @@ from caesar_core.git.repo import (
     workdir_of,
 )
 from caesar_core.layout import CAESAR_DIR
-from caesar_core.protocol.choices import ChangeAction
+from caesar_core.protocol.report import ChangeAction
 from caesar_core.review.hunks import Hunk
 
 _ACTIONS = {

@@ -17,7 +17,7 @@ from pygit2.enums import FileMode
 
 from caesar_core.git.content import store_blob
 from caesar_core.git.diff import FileChange
-from caesar_core.protocol.choices import ChangeAction
+from caesar_core.protocol.report import ChangeAction
 from caesar_core.review.hunks import Selection, apply_selection
 
 

@@ -1,16 +1,17 @@
 """The OACP contract as code: ``caesar.task/v1``, ``caesar.report/v1``, ``caesar.event/v1``.
 
-Each name is loaded from its module on first use (PEP 562): the documents are pydantic
-models whose validators are built as their module is imported, and a command that needs one of
-them (``caesar diff``: a record) must not pay for all of them. ``choices`` holds the words the
-documents use (``ReportStatus``, ``ChangeAction``) as plain enums, for readers that build none.
+The names below load with the module that defines them, on first use (``__getattr__``): a
+command that reads one kind of document does not build the models and JSON Schemas of all
+the others. ``parse`` is imported at once: it is also the name of its module, which would
+otherwise shadow it once imported.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from caesar_core.lazyexports import lazy_exports
+from caesar_core.lazy import exports
+from caesar_core.protocol.parse import parse, strip_nulls
 
 if TYPE_CHECKING:
     from caesar_core.protocol.documents import (
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
         MailboxAnswer,
         MailboxQuestion,
     )
-    from caesar_core.protocol.parse import parse, strip_nulls
     from caesar_core.protocol.report import (
         REPORT_ADAPTER,
         Artifact,
@@ -69,9 +69,22 @@ if TYPE_CHECKING:
         Severity,
         Usage,
     )
-    from caesar_core.protocol.schema import DOCUMENTS, json_schema, strict_schema
-    from caesar_core.protocol.task import TASK_ADAPTER, Channel, Isolation, Mode, Task
-    from caesar_core.protocol.taskdir import TaskPaths, task_environment
+    from caesar_core.protocol.schema import (
+        DOCUMENTS,
+        json_schema,
+        strict_schema,
+    )
+    from caesar_core.protocol.task import (
+        TASK_ADAPTER,
+        Channel,
+        Isolation,
+        Mode,
+        Task,
+    )
+    from caesar_core.protocol.taskdir import (
+        TaskPaths,
+        task_environment,
+    )
     from caesar_core.protocol.versions import (
         CURRENT,
         EVENT_V1,
@@ -82,97 +95,91 @@ if TYPE_CHECKING:
         DocumentKind,
         UnsupportedProtocolError,
     )
-else:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "documents": (
-                "Problem",
-                "Validation",
-                "parse_event",
-                "read_report",
-                "read_task",
-                "validate_file",
-            ),
-            "event": (
-                "EVENT_ADAPTER",
-                "EVENT_TYPES",
-                "Answered",
-                "AnswerEvent",
-                "Envelope",
-                "Error",
-                "ErrorEvent",
-                "Event",
-                "EventPayload",
-                "FileChanged",
-                "FileChangedEvent",
-                "Finished",
-                "FinishedEvent",
-                "Message",
-                "MessageEvent",
-                "Progress",
-                "ProgressEvent",
-                "QuestionAsked",
-                "QuestionEvent",
-                "Started",
-                "StartedEvent",
-                "Thinking",
-                "ThinkingEvent",
-                "ToolStatus",
-                "ToolUse",
-                "ToolUseEvent",
-            ),
-            "mailbox": (
-                "ANSWER_ADAPTER",
-                "QUESTION_ADAPTER",
-                "MailboxAnswer",
-                "MailboxQuestion",
-            ),
-            "parse": (
-                "parse",
-                "strip_nulls",
-            ),
-            "report": (
-                "REPORT_ADAPTER",
-                "Artifact",
-                "Change",
-                "ChangeAction",
-                "CommandRun",
-                "Finding",
-                "Question",
-                "Report",
-                "ReportStatus",
-                "Severity",
-                "Usage",
-            ),
-            "schema": (
-                "DOCUMENTS",
-                "json_schema",
-                "strict_schema",
-            ),
-            "task": (
-                "TASK_ADAPTER",
-                "Channel",
-                "Isolation",
-                "Mode",
-                "Task",
-            ),
-            "taskdir": (
-                "TaskPaths",
-                "task_environment",
-            ),
-            "versions": (
-                "CURRENT",
-                "EVENT_V1",
-                "PROTOCOL_VERSION",
-                "REPORT_V1",
-                "SUPPORTED",
-                "TASK_V1",
-                "DocumentKind",
-                "UnsupportedProtocolError",
-            ),
-        },
-    )
+
+_HOMES = {
+    "caesar_core.protocol.documents": (
+        "Problem",
+        "Validation",
+        "parse_event",
+        "read_report",
+        "read_task",
+        "validate_file",
+    ),
+    "caesar_core.protocol.event": (
+        "EVENT_ADAPTER",
+        "EVENT_TYPES",
+        "Answered",
+        "AnswerEvent",
+        "Envelope",
+        "Error",
+        "ErrorEvent",
+        "Event",
+        "EventPayload",
+        "FileChanged",
+        "FileChangedEvent",
+        "Finished",
+        "FinishedEvent",
+        "Message",
+        "MessageEvent",
+        "Progress",
+        "ProgressEvent",
+        "QuestionAsked",
+        "QuestionEvent",
+        "Started",
+        "StartedEvent",
+        "Thinking",
+        "ThinkingEvent",
+        "ToolStatus",
+        "ToolUse",
+        "ToolUseEvent",
+    ),
+    "caesar_core.protocol.mailbox": (
+        "ANSWER_ADAPTER",
+        "QUESTION_ADAPTER",
+        "MailboxAnswer",
+        "MailboxQuestion",
+    ),
+    "caesar_core.protocol.report": (
+        "REPORT_ADAPTER",
+        "Artifact",
+        "Change",
+        "ChangeAction",
+        "CommandRun",
+        "Finding",
+        "Question",
+        "Report",
+        "ReportStatus",
+        "Severity",
+        "Usage",
+    ),
+    "caesar_core.protocol.schema": (
+        "DOCUMENTS",
+        "json_schema",
+        "strict_schema",
+    ),
+    "caesar_core.protocol.task": (
+        "TASK_ADAPTER",
+        "Channel",
+        "Isolation",
+        "Mode",
+        "Task",
+    ),
+    "caesar_core.protocol.taskdir": (
+        "TaskPaths",
+        "task_environment",
+    ),
+    "caesar_core.protocol.versions": (
+        "CURRENT",
+        "EVENT_V1",
+        "PROTOCOL_VERSION",
+        "REPORT_V1",
+        "SUPPORTED",
+        "TASK_V1",
+        "DocumentKind",
+        "UnsupportedProtocolError",
+    ),
+}
+__getattr__ = exports(__name__, _HOMES)
 
 __all__ = [
     "ANSWER_ADAPTER",

@@ -12,11 +12,30 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter
 
 from caesar_core.protocol._base import ProtocolModel
-from caesar_core.protocol.choices import ChangeAction, ReportStatus
 from caesar_core.protocol.versions import ReportProtocol
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 Count = Annotated[int, Field(ge=0)]
+
+
+class ReportStatus(StrEnum):
+    """The agent's verdict, distinct from how its process ended."""
+
+    SUCCESS = "success"
+    """The acceptance criteria are met."""
+    PARTIAL = "partial"
+    """Part of the work is done; what remains is in ``next_steps``."""
+    FAILED = "failed"
+    """The agent did not succeed and has no way out."""
+    BLOCKED = "blocked"
+    """A decision outside its scope is required; it is asked in ``questions``."""
+
+
+class ChangeAction(StrEnum):
+    CREATED = "created"
+    MODIFIED = "modified"
+    DELETED = "deleted"
+    RENAMED = "renamed"
 
 
 class Severity(StrEnum):
@@ -88,17 +107,3 @@ class Report(ProtocolModel):
 
 
 REPORT_ADAPTER: TypeAdapter[Report] = TypeAdapter(Report)
-
-__all__ = [
-    "REPORT_ADAPTER",
-    "Artifact",
-    "Change",
-    "ChangeAction",
-    "CommandRun",
-    "Finding",
-    "Question",
-    "Report",
-    "ReportStatus",
-    "Severity",
-    "Usage",
-]

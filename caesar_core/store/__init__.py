@@ -1,14 +1,15 @@
 """The task store: task directories, caesar's records, the mailbox and the delegation tree.
 
-Each name is loaded from its module on first use (PEP 562): reading a record does not build
-the mailbox's documents.
+The names below load with the module that defines them, on first use (``__getattr__``): a
+command that needs one module of the store (``caesar ps`` reading records through
+:mod:`caesar_core.store.listing`) does not pay for the models of all the others.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from caesar_core.lazyexports import lazy_exports
+from caesar_core.lazy import exports
 
 if TYPE_CHECKING:
     from caesar_core.store.ids import check_name, check_task_id, new_task_id
@@ -38,50 +39,37 @@ if TYPE_CHECKING:
         UnknownTaskError,
     )
     from caesar_core.store.tree import TaskNode, build_tree, walk_tree
-else:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "ids": (
-                "check_name",
-                "check_task_id",
-                "new_task_id",
-            ),
-            "mailbox": (
-                "AlreadyAnsweredError",
-                "UnknownQuestionError",
-                "answer",
-                "ask",
-                "pending_questions",
-                "questions",
-                "read_answer",
-                "read_question",
-            ),
-            "record": (
-                "RECORD_ADAPTER",
-                "ReportSource",
-                "TaskRecord",
-                "TaskStatus",
-                "VerifiedBy",
-            ),
-            "root": (
-                "CAESAR_DIR",
-                "find_root",
-            ),
-            "store": (
-                "CorruptRecordError",
-                "DuplicateTaskError",
-                "Listing",
-                "TaskStore",
-                "UnknownTaskError",
-            ),
-            "tree": (
-                "TaskNode",
-                "build_tree",
-                "walk_tree",
-            ),
-        },
-    )
+
+_HOMES = {
+    "caesar_core.store.ids": ("check_name", "check_task_id", "new_task_id"),
+    "caesar_core.store.mailbox": (
+        "AlreadyAnsweredError",
+        "UnknownQuestionError",
+        "answer",
+        "ask",
+        "pending_questions",
+        "questions",
+        "read_answer",
+        "read_question",
+    ),
+    "caesar_core.store.record": (
+        "RECORD_ADAPTER",
+        "ReportSource",
+        "TaskRecord",
+        "TaskStatus",
+        "VerifiedBy",
+    ),
+    "caesar_core.store.root": ("CAESAR_DIR", "find_root"),
+    "caesar_core.store.store": (
+        "CorruptRecordError",
+        "DuplicateTaskError",
+        "Listing",
+        "TaskStore",
+        "UnknownTaskError",
+    ),
+    "caesar_core.store.tree": ("TaskNode", "build_tree", "walk_tree"),
+}
+__getattr__ = exports(__name__, _HOMES)
 
 __all__ = [
     "CAESAR_DIR",
