@@ -20,7 +20,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from caesar_core.git import TreeDiff
-from caesar_core.runner import worktrees
+from caesar_core.runner.taskdiff import task_diff
 from caesar_core.store.record import TaskRecord
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.keys import bind
@@ -44,7 +44,7 @@ Terminal = Callable[[str], None]
 
 
 def compute_diff(record: TaskRecord) -> TreeDiff | None:
-    return worktrees.task_diff(record, with_patch=True)
+    return task_diff(record, with_patch=True)
 
 
 class CaesarApp(WorkerFailures, App[None]):

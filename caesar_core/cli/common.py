@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from caesar_core import jsonindent
 from caesar_core.terminal import json_safe, quote_path, safe_text
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def loading() -> Iterator[None]:
 
 def emit_json(value: Any) -> None:
     """JSON on stdout: exact values, with what a terminal would act on as ``\\uNNNN``."""
-    click.echo(json_safe(json.dumps(value, indent=2, ensure_ascii=False, default=str)))
+    click.echo(json_safe(jsonindent.dumps(value)))
 
 
 def table(rows: list[list[str]], headers: list[str]) -> None:

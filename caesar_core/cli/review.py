@@ -13,7 +13,7 @@ from caesar_core.errors import ExitCode
 from caesar_core.terminal import quote_path, safe_text
 
 if TYPE_CHECKING:
-    from caesar_core.git import ApplyResult
+    from caesar_core.git import ApplyResult, TreeDiff
     from caesar_core.review.hunks import Pick
     from caesar_core.store import TaskStore
     from caesar_core.store.record import TaskRecord
@@ -50,18 +50,19 @@ def diff(
     control characters are shown escaped. --hunks names each hunk, for `caesar apply/reject
     ID --hunk HUNK_ID[:N-M]`.
     """
-    from caesar_core.runner.turns import since_previous as turn_diff
-    from caesar_core.runner.worktrees import diff_json, task_diff
+    from caesar_core.runner.taskdiff import diff_json, task_diff
     from caesar_core.store import TaskStore
 
     store = TaskStore(root)
     record = store.get(task_id)
     with_patch = not stat or as_json or show_hunks
-    changes = (
-        turn_diff(store, record, with_patch=with_patch)
-        if since_previous
-        else task_diff(record, with_patch=with_patch)
-    )
+    changes: TreeDiff | None
+    if since_previous:
+        from caesar_core.runner.turns import since_previous as turn_diff
+
+        changes = turn_diff(store, record, with_patch=with_patch)
+    else:
+        changes = task_diff(record, with_patch=with_patch)
     if as_json:
         emit_json(diff_json(task_id, changes))
         return
@@ -163,7 +164,7 @@ def _choose(store: TaskStore, record: TaskRecord, paths: list[str] | None) -> li
     from caesar_core.git.repo import under_any
     from caesar_core.review.hunks import recorded
     from caesar_core.review.selection import all_hunks
-    from caesar_core.runner.worktrees import task_diff
+    from caesar_core.runner.taskdiff import task_diff
 
     if not sys.stdin.isatty():
         raise click.UsageError(

@@ -17,6 +17,7 @@ from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
 
 if TYPE_CHECKING:
     from caesar_core.events import EventTail
+    from caesar_core.events.tail import BadLine
     from caesar_core.executor.dask import DaskExecutor
     from caesar_core.protocol.approvals import Approval
     from caesar_core.protocol.event import FinishedEvent
@@ -326,23 +327,35 @@ class _EventPrinter:
         self._problem = ""
 
     def batch(self, tail: EventTail) -> None:
+        """What the log holds that was not shown yet; with ``--json``, a bounded batch of lines
+        at a time, their events dropped once judged (a ``finished`` one is held)."""
         from caesar_core.protocol.event import FinishedEvent
 
-        batch = tail.read()
-        shown: list[bytes] = []
-        for event, line in zip(batch.events, batch.lines, strict=True):
-            if isinstance(event, FinishedEvent):
-                self._held.append((event, line))
-            elif self.as_json:
-                shown.append(line)
-            else:
-                click.echo(self.formatter.format(event))
-        self._write(shown)
-        for bad in batch.bad:
-            click.echo(safe_text(f"caesar: events line {bad.line} skipped: {bad.reason}"), err=True)
+        if self.as_json:
+            for passed in tail.pass_on(hold=FinishedEvent):
+                self._held.extend(
+                    (e, line) for e, line in passed.held if isinstance(e, FinishedEvent)
+                )
+                self._write(passed.lines)
+                self._report(passed.bad)
+        else:
+            batch = tail.read()
+            for event, line in zip(batch.events, batch.lines, strict=True):
+                if isinstance(event, FinishedEvent):
+                    self._held.append((event, line))
+                else:
+                    click.echo(self.formatter.format(event))
+            self._report(batch.bad)
         if tail.problem and tail.problem != self._problem:
             click.echo(safe_text(f"caesar: the events log is not read: {tail.problem}"), err=True)
         self._problem = tail.problem
+
+    @staticmethod
+    def _report(bad: list[BadLine]) -> None:
+        for line in bad:
+            click.echo(
+                safe_text(f"caesar: events line {line.line} skipped: {line.reason}"), err=True
+            )
 
     def settle(self, record: TaskRecord) -> None:
         """Show the held ``finished`` events, judged by ``record``; when the task ended and
@@ -370,7 +383,7 @@ class _EventPrinter:
         if not lines:
             return
         sys.stdout.flush()
-        sys.stdout.buffer.write(json_safe_bytes(b"\n".join(lines)) + b"\n")
+        sys.stdout.buffer.write(json_safe_bytes(b"\n".join([*lines, b""])))
         sys.stdout.buffer.flush()
 
 

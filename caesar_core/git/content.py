@@ -7,7 +7,8 @@ have moved) and ``git add -A`` would rewrite the agent's index. So the answer is
 memory: the repository's index is loaded, compared with the working directory (its stat
 cache keeps unchanged files from being read at all), the files that differ are hashed into
 the in-memory index, and the result is written as a tree into the object store. The index
-file on disk is never written.
+file on disk is never written. The comparison itself is ``scan.workdir_deltas`` (two cores on a
+large tree).
 
 Excluded paths (always ``.caesar/``) are skipped before any file is read: a secret such as
 an untracked ``.env`` is never hashed or stored.
@@ -32,16 +33,8 @@ from caesar_core.git.repo import (
     under_any,
     workdir_of,
 )
+from caesar_core.git.scan import index_stamp, workdir_deltas
 from caesar_core.layout import CAESAR_DIR
-
-_WALK = (
-    DiffOption.INCLUDE_UNTRACKED
-    | DiffOption.RECURSE_UNTRACKED_DIRS
-    | DiffOption.INCLUDE_TYPECHANGE
-    | DiffOption.INCLUDE_UNREADABLE
-    | DiffOption.IGNORE_SUBMODULES
-)
-"""Index against disk: untracked files one by one, ignored ones left out (as ``add -A``)."""
 
 _READ_LIMIT = 64 * 1024 * 1024
 """Bigger files are streamed by libgit2 rather than read into memory here."""
@@ -64,9 +57,10 @@ def content_tree(repo: pygit2.Repository, excludes: Sequence[str]) -> pygit2.Oid
     them, and callers filter them out of any diff (see ``diff.reconcile``).
     """
     workdir = workdir_of(repo)
+    stamp = index_stamp(repo)
     index = index_of(repo)  # loaded from disk, changed in memory only, never written back
     try:
-        pending = index.diff_to_workdir(_WALK)
+        pending = workdir_deltas(repo, index, stamp)
     except pygit2.GitError as exc:
         raise GitError(
             f"could not read the working tree {workdir}: {exc}",
@@ -75,7 +69,7 @@ def content_tree(repo: pygit2.Repository, excludes: Sequence[str]) -> pygit2.Oid
     probe = AttributeProbe(repo, workdir)
     removed: list[str] = []
     added: list[pygit2.IndexEntry] = []
-    for delta in pending.deltas:
+    for delta in pending:
         path = delta.new_file.path or delta.old_file.path
         if under_any(path, excludes):
             continue

@@ -330,21 +330,35 @@ def assemble(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -
     """
     files: list[FileChange] = []
     texts: list[str] = []
-    start = line = 0
+    spans = _Spans()
     for change, text in sections:
-        lines = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
-        span = PatchSpan(start, start + len(text), line, lines) if text else None
-        files.append(replace(change, span=span) if span != change.span else change)
+        span = spans.of(text)
+        files.append(change if span == change.span else replace(change, span=span))
         texts.append(text)
-        start += len(text)
-        line += lines
     files.sort(key=lambda change: change.path)
     return TreeDiff(base=base, tree=tree, files=files, patch="".join(texts))
+
+
+class _Spans:
+    """Where each section falls in the patch its sections make, one section after the other."""
+
+    def __init__(self) -> None:
+        self.start = self.line = 0
+
+    def of(self, text: str) -> PatchSpan | None:
+        if not text:
+            return None
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        span = PatchSpan(self.start, self.start + len(text), self.line, lines)
+        self.start += len(text)
+        self.line += lines
+        return span
 
 
 def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
     """The public view of a reconciliation: one ``FileChange`` per file, sorted by path."""
     sections: list[tuple[FileChange, str]] = []
+    spans = _Spans()  # made here as ``assemble`` makes them, so no change is built twice
     for patch in found.diff:
         if patch is None:  # pragma: no cover - tree-to-tree deltas always carry a patch
             continue
@@ -352,6 +366,7 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
         action = _ACTIONS.get(delta.status, ChangeAction.MODIFIED)
         _, additions, deletions = patch.line_stats
         data = patch.data if with_patch else b""  # the text git would print, made once
+        text = data.decode("utf-8", "replace")
         target = None
         if action is not ChangeAction.DELETED and delta.new_file.mode == FileMode.LINK:
             target = _link_target(found.repo, delta.new_file.id)
@@ -364,13 +379,14 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
             binary=bool(delta.is_binary),
             link_target=target,
             link_outside=target is not None and link_leaves_repository(delta.new_file.path, target),
+            span=spans.of(text),
             hunks=hunks_of(patch, data) if with_patch else (),
             old_blob=_blob_id(delta.old_file),
             new_blob=_blob_id(delta.new_file),
             old_mode=int(delta.old_file.mode),
             new_mode=int(delta.new_file.mode),
         )
-        sections.append((change, data.decode("utf-8", "replace") if with_patch else ""))
+        sections.append((change, text))
     return assemble(base, str(found.tree.id), sections)
 
 

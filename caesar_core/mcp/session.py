@@ -27,7 +27,7 @@ from caesar_core.protocol.parse import problem_text
 from caesar_core.protocol.report import Report
 from caesar_core.review.checks import checks_json
 from caesar_core.review.hunks import SelectionError, parse_pick
-from caesar_core.runner import control, worktrees
+from caesar_core.runner import control, taskdiff, worktrees
 from caesar_core.runner.delegation import Request
 from caesar_core.runner.engine import Prepared, Runner, StartFailed
 from caesar_core.runner.sweep import sweep, sweep_one
@@ -235,9 +235,9 @@ class Session:
         changes = (
             since_previous_diff(self.store, record, with_patch=True)
             if since_previous
-            else worktrees.task_diff(record, with_patch=True)
+            else taskdiff.task_diff(record, with_patch=True)
         )
-        return worktrees.diff_json(task_id, changes)
+        return taskdiff.diff_json(task_id, changes)
 
     def apply(self, task_id: str, hunks: Sequence[str] | None = None) -> dict[str, Any]:
         record = self.store.get(check_task_id(task_id))

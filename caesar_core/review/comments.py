@@ -418,7 +418,7 @@ def resolve_comment(
 
 def commentable(record: TaskRecord) -> dict[str, list[tuple[int, int]]]:
     """Each path of the task's diff with the new-side line ranges its hunks show."""
-    from caesar_core.runner.worktrees import task_diff
+    from caesar_core.runner.taskdiff import task_diff
 
     diff = task_diff(record, with_patch=True)
     ranges: dict[str, list[tuple[int, int]]] = {}

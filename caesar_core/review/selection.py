@@ -20,7 +20,7 @@ from caesar_core.store.record import TaskRecord
 
 def task_hunks(record: TaskRecord) -> list[Hunk]:
     """Every hunk of the task's diff now, file by file in path order (none without git)."""
-    from caesar_core.runner.worktrees import task_diff
+    from caesar_core.runner.taskdiff import task_diff
 
     diff = task_diff(record, with_patch=True)
     return [] if diff is None else all_hunks(diff)
@@ -35,7 +35,7 @@ def selected_sides(record: TaskRecord, picks: Sequence[Pick]) -> list[FileSide]:
 
     Unknown or stale ids, bad ranges: ``SelectionError`` with the current ids.
     """
-    from caesar_core.runner.worktrees import task_diff
+    from caesar_core.runner.taskdiff import task_diff
 
     diff = task_diff(record, with_patch=True)
     hunks = [] if diff is None else all_hunks(diff)

@@ -1,7 +1,7 @@
-"""After the run: a task's diff, applying it to your tree, discarding it, collecting worktrees.
+"""After the run: applying a task's diff to your tree, discarding it, collecting worktrees.
 
-Every diff is recomputed against the task's frozen ``base_ref`` with its laid-down paths left
-out, so ``caesar diff`` a week later shows what the agent did, committed or not. No worktree
+The diff itself is ``taskdiff`` (re-exported here): recomputed against the task's frozen
+``base_ref``, so what is applied is what ``caesar diff`` showed. No worktree
 whose branch holds work that was not applied is ever removed without ``--force``: the
 reference implementation judged "clean" by ``git status`` and deleted committed work.
 """
@@ -9,8 +9,7 @@ reference implementation judged "clean" by ``git status`` and deleted committed 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,11 +20,7 @@ from caesar_core.git import (
     ApplyResult,
     DamagedWorktreeError,
     GitError,
-    Snapshot,
-    TreeDiff,
     apply_changes,
-    changes_between,
-    changes_since,
     find_repository,
     list_worktrees,
     lock_worktree,
@@ -37,6 +32,7 @@ from caesar_core.git.repo import open_repository
 from caesar_core.review.hunks import Pick, resolve
 from caesar_core.review.revert import revert
 from caesar_core.runner.sweep import abandoned
+from caesar_core.runner.taskdiff import UnknownBaseError, inspecting, task_diff
 from caesar_core.store.record import TaskRecord, applied_hunk, rejected_hunk
 from caesar_core.store.store import TaskStore
 
@@ -51,65 +47,6 @@ class NoWorktreeError(CaesarError):
             why = f"{record.isolation.value} isolation"
             remedy = "an in-place task changed your tree directly; see `git diff` there"
         super().__init__(f"task {record.id} has no worktree to {what} ({why})", remedy)
-
-
-@contextmanager
-def _inspecting(record: TaskRecord) -> Iterator[None]:
-    """A damaged worktree's refusal, with the way to throw that task's worktree away."""
-    try:
-        yield
-    except DamagedWorktreeError as error:
-        raise DamagedWorktreeError(
-            error.reason,
-            f"{error.remedy}; or throw the worktree away: caesar discard {record.id} --force",
-        ) from None
-
-
-class UnknownBaseError(CaesarError):
-    """A worktree task whose base commit nobody recorded: its diff cannot be told."""
-
-    exit_code = ExitCode.FAILURE
-
-    def __init__(self, record: TaskRecord) -> None:
-        super().__init__(
-            f"task {record.id} has a worktree ({record.worktree_path}) but no known base "
-            "commit: its record names none, and its task.json no full commit id as base_ref",
-            f"see what its branch holds with `git -C {record.worktree_path} log`; "
-            "nothing can be diffed or applied without the commit the task started from",
-        )
-
-
-def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | None:
-    """What the task changed, recomputed now; None when there is no git to ask."""
-    if record.worktree_path and not record.base_ref and Path(record.worktree_path).is_dir():
-        raise UnknownBaseError(record)
-    with _inspecting(record):
-        if record.worktree_path and record.base_ref and Path(record.worktree_path).is_dir():
-            return changes_since(
-                Path(record.worktree_path),
-                record.base_ref,
-                exclude=record.excluded_paths,
-                with_patch=with_patch,
-            )
-        if record.start_snapshot:
-            return changes_between(
-                Path(record.workspace),
-                Snapshot(record.start_snapshot),
-                exclude=record.excluded_paths,
-                with_patch=with_patch,
-            )
-    return None
-
-
-def diff_json(task_id: str, diff: TreeDiff | None) -> dict[str, Any]:
-    """A task's diff as ``caesar diff --json`` and the MCP ``caesar_diff`` return it: the
-    task's id and ``TreeDiff.to_json``; without git (``diff`` None) no file, ``base`` null."""
-    body: dict[str, Any] = (
-        diff.to_json()
-        if diff is not None
-        else {"base": None, "tree": None, "is_empty": True, "files": [], "patch": ""}
-    )
-    return {"task_id": task_id, **body}
 
 
 def apply_json(task_id: str, result: ApplyResult) -> dict[str, Any]:
@@ -135,7 +72,7 @@ def apply(
     worktree = _worktree(record, "apply")
     repo = _main_repository(record)
     assert record.base_ref is not None
-    with _inspecting(record):
+    with inspecting(record):
         result = apply_changes(
             repo,
             worktree,
@@ -194,7 +131,7 @@ def reject(
     assert diff is not None  # a worktree task always has git to ask
     hunks = [hunk for change in diff.files for hunk in change.hunks]
     selection = resolve(picks, hunks)
-    with _inspecting(record):
+    with inspecting(record):
         written = revert(worktree, open_repository(worktree), diff.files, selection)
     now = datetime.now(UTC)
     chosen = [hunk for hunk in hunks if selection.has(hunk)]

@@ -437,3 +437,48 @@ def test_a_log_that_is_not_a_plain_file_reads_as_none_and_says_why(
     append(log, line(0))
     with EventTail(log) as tail:
         assert len(tail.read().events) == 1 and tail.problem == ""
+
+
+# -- pass_on ---------------------------------------------------------------------------------
+
+
+def test_pass_on_gives_the_lines_read_gives_in_batches_its_finished_events_held(
+    log: Path,
+) -> None:
+    """A log of some 3 MiB: valid lines across batch boundaries (a line cut by a batch's end
+    included), bad and blank lines among them, ``finished`` events held back."""
+    from caesar_core.events.tail import BATCH_BYTES
+    from caesar_core.protocol.event import FinishedEvent
+
+    good = sample_log(20_000).splitlines(keepends=True)
+    mixed = b"".join(
+        piece
+        for n, one in enumerate(good)
+        for piece in (
+            (b"not json\n", one) if n % 997 == 5 else (b"\n", one) if n % 1009 == 7 else (one,)
+        )
+    )
+    assert len(mixed) > 2 * BATCH_BYTES
+    log.write_bytes(mixed)
+    with EventTail(log) as whole:
+        expected = whole.read()
+    with EventTail(log) as tail:
+        batches = list(tail.pass_on(hold=FinishedEvent))
+        assert len(batches) > 2
+        assert [line for b in batches for line in b.lines] == [
+            line
+            for event, line in zip(expected.events, expected.lines, strict=True)
+            if not isinstance(event, FinishedEvent)
+        ]
+        held = [(event, line) for b in batches for event, line in b.held]
+        assert [line for _, line in held] == [
+            line
+            for event, line in zip(expected.events, expected.lines, strict=True)
+            if isinstance(event, FinishedEvent)
+        ]
+        assert all(isinstance(event, FinishedEvent) for event, _ in held)
+        assert [bad.line for b in batches for bad in b.bad] == [bad.line for bad in expected.bad]
+        assert tail.bad_total == len(expected.bad) > 0
+        append(log, line(20_000))
+        appended = [one for b in tail.pass_on(hold=FinishedEvent) for one in b.lines]
+        assert appended == [line(20_000)[:-1]]

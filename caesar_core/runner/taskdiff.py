@@ -1,0 +1,78 @@
+"""A task's diff, recomputed now: what ``caesar diff`` shows and ``apply`` starts from.
+
+Every diff is recomputed against the task's frozen ``base_ref`` with its laid-down paths left
+out, so ``caesar diff`` a week later shows what the agent did, committed or not. This module
+needs the reconciliation alone (``git.diff``), not the merge machinery: ``caesar diff`` imports
+nothing else of the git layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from caesar_core.errors import CaesarError, ExitCode
+from caesar_core.git.diff import Snapshot, TreeDiff, changes_between, changes_since
+from caesar_core.git.repo import DamagedWorktreeError
+from caesar_core.store.record import TaskRecord
+
+
+@contextmanager
+def inspecting(record: TaskRecord) -> Iterator[None]:
+    """A damaged worktree's refusal, with the way to throw that task's worktree away."""
+    try:
+        yield
+    except DamagedWorktreeError as error:
+        raise DamagedWorktreeError(
+            error.reason,
+            f"{error.remedy}; or throw the worktree away: caesar discard {record.id} --force",
+        ) from None
+
+
+class UnknownBaseError(CaesarError):
+    """A worktree task whose base commit nobody recorded: its diff cannot be told."""
+
+    exit_code = ExitCode.FAILURE
+
+    def __init__(self, record: TaskRecord) -> None:
+        super().__init__(
+            f"task {record.id} has a worktree ({record.worktree_path}) but no known base "
+            "commit: its record names none, and its task.json no full commit id as base_ref",
+            f"see what its branch holds with `git -C {record.worktree_path} log`; "
+            "nothing can be diffed or applied without the commit the task started from",
+        )
+
+
+def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | None:
+    """What the task changed, recomputed now; None when there is no git to ask."""
+    if record.worktree_path and not record.base_ref and Path(record.worktree_path).is_dir():
+        raise UnknownBaseError(record)
+    with inspecting(record):
+        if record.worktree_path and record.base_ref and Path(record.worktree_path).is_dir():
+            return changes_since(
+                Path(record.worktree_path),
+                record.base_ref,
+                exclude=record.excluded_paths,
+                with_patch=with_patch,
+            )
+        if record.start_snapshot:
+            return changes_between(
+                Path(record.workspace),
+                Snapshot(record.start_snapshot),
+                exclude=record.excluded_paths,
+                with_patch=with_patch,
+            )
+    return None
+
+
+def diff_json(task_id: str, diff: TreeDiff | None) -> dict[str, Any]:
+    """A task's diff as ``caesar diff --json`` and the MCP ``caesar_diff`` return it: the
+    task's id and ``TreeDiff.to_json``; without git (``diff`` None) no file, ``base`` null."""
+    body: dict[str, Any] = (
+        diff.to_json()
+        if diff is not None
+        else {"base": None, "tree": None, "is_empty": True, "files": [], "patch": ""}
+    )
+    return {"task_id": task_id, **body}
