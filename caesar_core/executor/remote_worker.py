@@ -298,7 +298,7 @@ def look(home: Path, task_id: str, offset: int) -> dict[str, Any]:
     """The task's state on this worker: log bytes after ``offset``, record, mailbox."""
     from caesar_core.store.store import TaskStore
 
-    state, reason = read_state(home)
+    state, reason = read_state(home)  # first: a log read after an ended state is whole
     seen: dict[str, Any] = {"state": state, "reason": reason, "events": b"", "log_size": 0}
     seen.update(questions={}, answered=[], record=None)
     repo = home / "repo"

@@ -252,7 +252,9 @@ class Shepherd:
                     self.store, self.task_id, seen.reason or "the worker lost it", title="Lost"
                 )
                 return
-            drained = not seen.events and seen.log_size <= offset
+            # The worker reads the state before the log, and writes nothing to the log once
+            # the task ended: the lines up to ``log_size`` are all there will be.
+            drained = seen.log_size <= offset
             if seen.state in ("done", "refused") and drained:
                 self._land(client, worker, seen)
                 return
