@@ -88,7 +88,7 @@ def run_task(submission: dict[str, Any]) -> dict[str, str]:
     worker = dist.get_worker()
     claim = dist.Variable(f"caesar-worker-{task_id}")
     try:
-        ran_on = claim.get(timeout=0.05)
+        ran_on = claim.get(timeout=0)  # set long before by a run that was lost: no waiting
     except TimeoutError:
         ran_on = None
     if ran_on:
