@@ -140,7 +140,7 @@ def lay_out(home: Path, sub: Submission) -> Path:
     the ``[worktree] copy`` files: the project as the task sees it on its own machine."""
     job = sub.job
     repo = home / "repo"
-    bundle.init(repo)
+    bundle.init(repo, branch="caesar-base")
     incoming = home / "in.bundle"
     incoming.write_bytes(sub.bundle)
     refs = [start_ref(job.task_id), base_ref_name(job.task_id)]
@@ -150,9 +150,7 @@ def lay_out(home: Path, sub: Submission) -> Path:
         raise bundle.BundleError(
             "the bundle's commits are not the task's", "nothing ran; submit the task again"
         )
-    bundle.git(repo, "update-ref", "refs/heads/caesar-base", job.base)
-    bundle.git(repo, "symbolic-ref", "HEAD", "refs/heads/caesar-base")
-    bundle.git(repo, "reset", "-q", "--hard")
+    bundle.git(repo, "reset", "-q", "--hard", job.base)  # the unborn caesar-base born there
     layers = sub.config
     for text, path in (
         (layers.project_text, repo / ".caesar" / "config.toml"),

@@ -138,17 +138,17 @@ class Shepherd:
         if repo is None:
             raise bundle.BundleError(f"{record.source_workspace} is not in a repository", "")
         spool = remote_dir(self.store) / f"{self.task_id}.out.bundle"
-        bundle.git(repo, "update-ref", base_ref_name(self.task_id), job.base)
+        refs = {base_ref_name(self.task_id): job.base}
         if job.followup is None:
-            bundle.git(repo, "update-ref", start_ref(self.task_id), job.start)
-        refs = [start_ref(self.task_id), base_ref_name(self.task_id)]
+            refs[start_ref(self.task_id)] = job.start
+        bundle.set_refs(repo, refs)
+        sent = [start_ref(self.task_id), base_ref_name(self.task_id)]
         try:
-            bundle.create(repo, refs, spool)
+            bundle.create(repo, sent, spool)
             data = spool.read_bytes()
         finally:
             spool.unlink(missing_ok=True)
-            for ref in refs:
-                bundle.delete_ref(repo, ref)
+            bundle.delete_refs(repo, sent)
         texts: dict[str, str | None] = {}
         for layer in ("global", "project", "local"):
             path = layer_path(self.store.root, layer)
