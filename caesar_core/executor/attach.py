@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from caesar_core.store.store import TaskStore
 
 REMOTE_DIR = "remote"
-SETTLE_POLL_S = 0.1
-ATTACH_EVERY_S = 2.0
 
 
 def remote_dir(store: TaskStore) -> Path:

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from caesar_core.runner.engine import Outcome
     from caesar_core.store.store import TaskStore
 
-SETTLE_POLL_S = 0.1
+SETTLE_POLL_S = 0.02
+"""How often ``wait`` looks at the record (a stat; it is read only when it changed)."""
 ATTACH_EVERY_S = 2.0
 
 
@@ -184,8 +185,12 @@ class DaskExecutor(Executor):
 
         asked_cancel = False
         attached = time.monotonic()
+        path = self.store.record_path(task_id)
+        seen, record = _version(path), self.store.get(task_id)
         while True:
-            record = self.store.get(task_id)
+            now = _version(path)
+            if now is None or now != seen:  # records are replaced whole (a new inode)
+                seen, record = now, self.store.get(task_id)
             if record.executor is None or record.executor.settled:
                 return outcome_of(self.store, record)
             if interrupted() and not asked_cancel:
@@ -204,6 +209,15 @@ class DaskExecutor(Executor):
 
     def recover(self, record: TaskRecord) -> None:
         ensure_shepherd(self.store, record)
+
+
+def _version(path: Path) -> tuple[int, int, int] | None:
+    """What tells one version of a file from the next, or None when it cannot be told."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def wire_request(request: Request) -> RequestWire:
