@@ -215,7 +215,7 @@ def run_remote(
     from caesar_core.executor.dask import DaskExecutor
     from caesar_core.store import TaskStore
 
-    executor = DaskExecutor(TaskStore(root), address)
+    executor = DaskExecutor(TaskStore(root), address, fork=True)  # this process only waits
     task_id = executor.start(request, workspace, continues=continues, message=message)
     if not as_json:
         record = executor.store.get(task_id)
