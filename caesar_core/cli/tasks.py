@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 from datetime import UTC, datetime
@@ -68,7 +69,6 @@ def run(
     from caesar_core.config import DurationError, load_config, parse_duration
     from caesar_core.protocol.task import Mode
     from caesar_core.runner.delegation import Request
-    from caesar_core.runner.engine import Runner, StartFailed
 
     if extra and "--" not in sys.argv:
         raise click.UsageError(
@@ -97,6 +97,8 @@ def run(
     if address is not None:
         run_remote(root, address, request, workspace, as_json)
         return
+    from caesar_core.runner.engine import Runner, StartFailed  # a remote task needs no runner
+
     runner = Runner(root, loaded)
     try:
         prepared = runner.prepare(request, workspace)
@@ -217,6 +219,8 @@ def run_remote(
 
     executor = DaskExecutor(TaskStore(root), address, fork=True)  # this process only waits
     task_id = executor.start(request, workspace, continues=continues, message=message)
+    # What the outcome is shown with, imported while the shepherd sends the task, not after.
+    importlib.import_module("caesar_core.runner.engine")
     if not as_json:
         record = executor.store.get(task_id)
         turn = f"  turn {record.turn} of {record.chain}" if record.continues else ""
