@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 from datetime import UTC, datetime
@@ -74,7 +75,6 @@ def run(
         from caesar_core.config import DurationError, load_config, parse_duration
         from caesar_core.protocol.task import Mode
         from caesar_core.runner.delegation import Request
-        from caesar_core.runner.engine import Runner, StartFailed
 
     if extra and "--" not in sys.argv:
         raise click.UsageError(
@@ -103,6 +103,9 @@ def run(
     if address is not None:
         run_remote(root, address, request, workspace, as_json)
         return
+    with loading():  # a remote task needs no runner
+        from caesar_core.runner.engine import Runner, StartFailed
+
     runner = Runner(root, loaded)
     try:
         prepared = runner.prepare(request, workspace)
@@ -221,8 +224,10 @@ def run_remote(
     from caesar_core.executor.dask import DaskExecutor
     from caesar_core.store import TaskStore
 
-    executor = DaskExecutor(TaskStore(root), address)
+    executor = DaskExecutor(TaskStore(root), address, fork=True)  # this process only waits
     task_id = executor.start(request, workspace, continues=continues, message=message)
+    # What the outcome is shown with, imported while the shepherd sends the task, not after.
+    importlib.import_module("caesar_core.runner.engine")
     if not as_json:
         record = executor.store.get(task_id)
         turn = f"  turn {record.turn} of {record.chain}" if record.continues else ""

@@ -10,6 +10,7 @@ with ``commit-tree``, never touching the index or the files.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,14 +25,16 @@ IDENTITY = {
     "GIT_TERMINAL_PROMPT": "0",
 }
 GIT_TIMEOUT_S = 600
+OID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 
 
 class BundleError(CaesarError):
     """A git step of the transfer failed; the reason quotes git."""
 
 
-def git(cwd: Path, *args: str) -> str:
-    """``git ARGS`` in ``cwd``, its stdout; :class:`BundleError` with git's words on failure."""
+def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
+    """``git ARGS`` in ``cwd`` (``stdin`` its input, else none), its stdout;
+    :class:`BundleError` with git's words on failure."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(IDENTITY)
     try:
@@ -43,7 +46,7 @@ def git(cwd: Path, *args: str) -> str:
             check=False,
             env=env,
             timeout=GIT_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
+            **({"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}),
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise BundleError(f"git {args[0]} could not run: {error}", "is git installed?") from None
@@ -87,6 +90,8 @@ def fetch(repo: Path, bundle: Path, refs: Sequence[str]) -> dict[str, str]:
         "fetch.fsckObjects=true",
         "-c",
         "transfer.fsckObjects=true",
+        "-c",
+        "maintenance.auto=false",  # no housekeeping on the way: git does it another time
         "fetch",
         "-q",
         "--no-tags",
@@ -95,12 +100,26 @@ def fetch(repo: Path, bundle: Path, refs: Sequence[str]) -> dict[str, str]:
         str(bundle),
         *(f"{ref}:{ref}" for ref in refs),
     )
-    return {ref: git(repo, "rev-parse", "--verify", f"{ref}^{{commit}}").strip() for ref in refs}
+    return commits(repo, refs)
 
 
-def init(dest: Path) -> None:
+def commits(repo: Path, refs: Sequence[str]) -> dict[str, str]:
+    """Each ref's commit, in one ``git rev-parse`` (``--revs-only``: a ref that names no
+    commit is left out of its answer, and refused here)."""
+    found = git(repo, "rev-parse", "--revs-only", *(f"{ref}^{{commit}}" for ref in refs))
+    oids = found.split()
+    if len(oids) != len(refs) or not all(OID.fullmatch(oid) for oid in oids):
+        raise BundleError(
+            f"not every one of {', '.join(refs)} names a commit after the fetch",
+            "nothing is checked out from this bundle",
+        )
+    return dict(zip(refs, oids, strict=True))
+
+
+def init(dest: Path, branch: str | None = None) -> None:
+    """A new repository at ``dest``, its HEAD on ``branch`` (unborn) when one is named."""
     dest.mkdir(parents=True, exist_ok=True)
-    git(dest, "init", "-q")
+    git(dest, "init", "-q", *(("-b", branch) if branch else ()))
 
 
 def commit(repo: Path, tree: str, parent: str | None, message: str, ref: str) -> str:
@@ -119,5 +138,10 @@ def head(workdir: Path) -> str | None:
         return None
 
 
-def delete_ref(repo: Path, ref: str) -> None:
-    git(repo, "update-ref", "-d", ref)
+def set_refs(repo: Path, refs: dict[str, str]) -> None:
+    """Each ref pointed at its commit, in one transaction."""
+    git(repo, "update-ref", "--stdin", stdin="".join(f"update {r} {o}\n" for r, o in refs.items()))
+
+
+def delete_refs(repo: Path, refs: Sequence[str]) -> None:
+    git(repo, "update-ref", "--stdin", stdin="".join(f"delete {ref}\n" for ref in refs))

@@ -2,11 +2,12 @@
 
 ``start`` writes the task's record here at once (``executor``: the scheduler's address, later
 the worker) and the job (``.caesar/state/remote/<id>.json``), then starts its shepherd: a
-detached ``caesar remote shepherd ID`` process that submits the job, mirrors the task's log,
-questions and record while it runs, forwards answers and a cancel, and lands the result
-(``executor.landing``). The shepherd is the task's orchestrator: when it is gone, any command
-that shows tasks (``ps``, ``watch``, ``logs``) starts another, which reattaches through the
-scheduler or concludes the task; one lock (``<id>.lock``) keeps it to one at a time.
+detached process (a fork of ``caesar run --on``, else ``caesar remote shepherd ID``) that
+submits the job, mirrors the task's log, questions and record while it runs, forwards answers
+and a cancel, and lands the result (``executor.landing``). The shepherd is the task's
+orchestrator: when it is gone, any command that shows tasks (``ps``, ``watch``, ``logs``)
+starts another, which reattaches through the scheduler or concludes the task; one lock
+(``<id>.lock``) keeps it to one at a time.
 
 This module does not import ``distributed``: only the shepherd does (``executor.shepherd``).
 """
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
     from caesar_core.runner.engine import Outcome
     from caesar_core.store.store import TaskStore
 
-SETTLE_POLL_S = 0.1
+SETTLE_POLL_S = 0.02
+"""How often ``wait`` looks at the record (a stat; it is read only when it changed)."""
 ATTACH_EVERY_S = 2.0
 
 
@@ -47,9 +49,12 @@ class RemoteRefused(CaesarError):
 class DaskExecutor(Executor):
     kind = "dask"
 
-    def __init__(self, store: TaskStore, address: str) -> None:
+    def __init__(self, store: TaskStore, address: str, *, fork: bool = False) -> None:
+        """``fork``: a task started here gets a fork of this process as its shepherd
+        (``attach.ensure_shepherd``), for a command that only waits afterwards."""
         super().__init__(store)
         self.address = address
+        self.fork = fork
 
     def start(
         self, request: Request, workspace: Path, *, continues: str | None = None, message: str = ""
@@ -108,7 +113,7 @@ class DaskExecutor(Executor):
         )
         atomic_write(job_path(self.store, task_id), job.model_dump_json().encode())
         self.store.create(record)
-        ensure_shepherd(self.store, record)
+        ensure_shepherd(self.store, record, fork=self.fork)
         return task_id
 
     def _start_followup(
@@ -174,7 +179,7 @@ class DaskExecutor(Executor):
         except BaseException:
             release(self.store, continues, task_id)
             raise
-        ensure_shepherd(self.store, self.store.get(task_id))
+        ensure_shepherd(self.store, self.store.get(task_id), fork=self.fork)
         return task_id
 
     def wait(self, task_id: str, *, interrupted: Callable[[], bool] = lambda: False) -> Outcome:
@@ -184,8 +189,12 @@ class DaskExecutor(Executor):
 
         asked_cancel = False
         attached = time.monotonic()
+        path = self.store.record_path(task_id)
+        seen, record = _version(path), self.store.get(task_id)
         while True:
-            record = self.store.get(task_id)
+            now = _version(path)
+            if now is None or now != seen:  # records are replaced whole (a new inode)
+                seen, record = now, self.store.get(task_id)
             if record.executor is None or record.executor.settled:
                 return outcome_of(self.store, record)
             if interrupted() and not asked_cancel:
@@ -204,6 +213,15 @@ class DaskExecutor(Executor):
 
     def recover(self, record: TaskRecord) -> None:
         ensure_shepherd(self.store, record)
+
+
+def _version(path: Path) -> tuple[int, int, int] | None:
+    """What tells one version of a file from the next, or None when it cannot be told."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def wire_request(request: Request) -> RequestWire:

@@ -203,8 +203,6 @@ def _land_files(store: TaskStore, task_id: str, result: Result) -> int:
 
 def _task_file(store: TaskStore, task_id: str, result: Result) -> bytes | None:
     """The worker's ``task.json`` with this machine's paths."""
-    from caesar_core.runner.engine import channel_for
-
     if result.task is None:
         return None
     try:
@@ -213,12 +211,17 @@ def _task_file(store: TaskStore, task_id: str, result: Result) -> bytes | None:
         return None
     record = store.get(task_id)
     paths = store.paths(task_id)
+    channel = None
+    if task.channel is not None:  # the runner (and all it imports) only for a task that has one
+        from caesar_core.runner.engine import channel_for
+
+        channel = channel_for(paths)
     task = task.model_copy(
         update={
             "workspace": record.workspace,
             "report_path": str(paths.report),
             "events_path": str(paths.events),
-            "channel": channel_for(paths) if task.channel is not None else None,
+            "channel": channel,
         }
     )
     return dump_json(task.to_json_dict())

@@ -88,7 +88,7 @@ def run_task(submission: dict[str, Any]) -> dict[str, str]:
     worker = dist.get_worker()
     claim = dist.Variable(f"caesar-worker-{task_id}")
     try:
-        ran_on = claim.get(timeout=0.05)
+        ran_on = claim.get(timeout=0)  # set long before by a run that was lost: no waiting
     except TimeoutError:
         ran_on = None
     if ran_on:
@@ -140,7 +140,7 @@ def lay_out(home: Path, sub: Submission) -> Path:
     the ``[worktree] copy`` files: the project as the task sees it on its own machine."""
     job = sub.job
     repo = home / "repo"
-    bundle.init(repo)
+    bundle.init(repo, branch="caesar-base")
     incoming = home / "in.bundle"
     incoming.write_bytes(sub.bundle)
     refs = [start_ref(job.task_id), base_ref_name(job.task_id)]
@@ -150,9 +150,7 @@ def lay_out(home: Path, sub: Submission) -> Path:
         raise bundle.BundleError(
             "the bundle's commits are not the task's", "nothing ran; submit the task again"
         )
-    bundle.git(repo, "update-ref", "refs/heads/caesar-base", job.base)
-    bundle.git(repo, "symbolic-ref", "HEAD", "refs/heads/caesar-base")
-    bundle.git(repo, "reset", "-q", "--hard")
+    bundle.git(repo, "reset", "-q", "--hard", job.base)  # the unborn caesar-base born there
     layers = sub.config
     for text, path in (
         (layers.project_text, repo / ".caesar" / "config.toml"),
@@ -298,7 +296,7 @@ def look(home: Path, task_id: str, offset: int) -> dict[str, Any]:
     """The task's state on this worker: log bytes after ``offset``, record, mailbox."""
     from caesar_core.store.store import TaskStore
 
-    state, reason = read_state(home)
+    state, reason = read_state(home)  # first: a log read after an ended state is whole
     seen: dict[str, Any] = {"state": state, "reason": reason, "events": b"", "log_size": 0}
     seen.update(questions={}, answered=[], record=None)
     repo = home / "repo"

@@ -21,11 +21,15 @@ import io
 import os
 import socket
 import tarfile
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from caesar_core.config import load_config
+from caesar_core.config.layers import layer_path
 from caesar_core.errors import CaesarError
 from caesar_core.executor import bundle, landing, remote_worker
 from caesar_core.executor.attach import job_path, remote_dir, shepherd_lock
@@ -40,6 +44,7 @@ from caesar_core.executor.wire import (
     base_ref_name,
     start_ref,
 )
+from caesar_core.git import find_repository
 from caesar_core.store.mailbox import read_answer
 from caesar_core.store.record import TaskStatus
 from caesar_core.store.store import TaskStore
@@ -50,6 +55,8 @@ PARTITION_S = 60.0
 WAIT_S = 1.0
 """How long one poll waits on the worker for something new."""
 CLAIM_WAIT_S = 0.2
+
+T = TypeVar("T")
 
 
 def resources() -> dict[str, float]:
@@ -81,6 +88,20 @@ def shepherd(root: Path, task_id: str) -> int:
     return 0
 
 
+def in_background(work: Callable[[], T]) -> Future[T]:
+    """``work`` started on a thread of its own; its result (or its exception) when done."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as error:  # handed to whoever asks for the result
+            future.set_exception(error)
+
+    threading.Thread(target=run, name="caesar-background", daemon=True).start()
+    return future
+
+
 def connect(address: str) -> Any:
     """A client of the scheduler at ``address``, or :class:`CaesarError` saying why not."""
     dist = distributed()
@@ -104,20 +125,26 @@ class Shepherd:
         self.paths = store.paths(task_id)
 
     def run(self) -> None:
+        record = self.store.get(self.task_id)
+        unsent = record.executor is not None and record.executor.key is None
+        # The bundle is made (git, in other processes) while ``distributed`` is imported and
+        # the scheduler connected: the two longest steps before a submission, side by side.
+        submission = in_background(self._submission) if unsent else None
         try:
             client = connect(self.job.address)
         except CaesarError as error:
+            if submission is not None:
+                submission.exception()  # its refs deleted before the task is concluded
             landing.conclude_lost(self.store, self.task_id, error.reason, title="No scheduler")
             return
         try:
-            self._follow(client)
+            self._follow(client, submission)
         finally:
             client.close()
 
     # -- submission --------------------------------------------------------------------------
 
-    def _submit(self, client: Any) -> None:
-        submission = self._submission()
+    def _submit(self, client: Any, submission: Submission) -> None:
         future = client.submit(
             remote_worker.run_task,
             submission.model_dump(),
@@ -129,26 +156,23 @@ class Shepherd:
         self._set_executor(key=task_key(self.task_id))
 
     def _submission(self) -> Submission:
-        from caesar_core.config.layers import layer_path
-        from caesar_core.git import find_repository
-
         job = self.job
         record = self.store.get(self.task_id)
         repo = find_repository(Path(record.source_workspace or self.store.root))
         if repo is None:
             raise bundle.BundleError(f"{record.source_workspace} is not in a repository", "")
         spool = remote_dir(self.store) / f"{self.task_id}.out.bundle"
-        bundle.git(repo, "update-ref", base_ref_name(self.task_id), job.base)
+        refs = {base_ref_name(self.task_id): job.base}
         if job.followup is None:
-            bundle.git(repo, "update-ref", start_ref(self.task_id), job.start)
-        refs = [start_ref(self.task_id), base_ref_name(self.task_id)]
+            refs[start_ref(self.task_id)] = job.start
+        bundle.set_refs(repo, refs)
+        sent = [start_ref(self.task_id), base_ref_name(self.task_id)]
         try:
-            bundle.create(repo, refs, spool)
+            bundle.create(repo, sent, spool)
             data = spool.read_bytes()
         finally:
             spool.unlink(missing_ok=True)
-            for ref in refs:
-                bundle.delete_ref(repo, ref)
+            bundle.delete_refs(repo, sent)
         texts: dict[str, str | None] = {}
         for layer in ("global", "project", "local"):
             path = layer_path(self.store.root, layer)
@@ -162,8 +186,6 @@ class Shepherd:
 
     def _copies(self, repo: Path) -> bytes:
         """The ``[worktree] copy`` paths as a tar archive (links kept as links)."""
-        from caesar_core.config import load_config
-
         copy = load_config(self.store.root).config.worktree.copy
         if not copy:
             return b""
@@ -183,12 +205,12 @@ class Shepherd:
 
     # -- following ---------------------------------------------------------------------------
 
-    def _follow(self, client: Any) -> None:
+    def _follow(self, client: Any, submission: Future[Submission] | None) -> None:
         record = self.store.get(self.task_id)
         assert record.executor is not None
-        if record.executor.key is None:
+        if submission is not None:
             try:
-                self._submit(client)
+                self._submit(client, submission.result())
             except (CaesarError, OSError) as error:
                 why = error.reason if isinstance(error, CaesarError) else str(error)
                 landing.conclude_lost(
@@ -252,7 +274,9 @@ class Shepherd:
                     self.store, self.task_id, seen.reason or "the worker lost it", title="Lost"
                 )
                 return
-            drained = not seen.events and seen.log_size <= offset
+            # The worker reads the state before the log, and writes nothing to the log once
+            # the task ended: the lines up to ``log_size`` are all there will be.
+            drained = seen.log_size <= offset
             if seen.state in ("done", "refused") and drained:
                 self._land(client, worker, seen)
                 return

@@ -14,7 +14,17 @@ from typing import Any
 
 import pytest
 
-from tests.executor.conftest import Cluster, agent, on, only_task, record_of, start
+from tests.executor.conftest import (
+    BIN,
+    JQ_AGENT,
+    Cluster,
+    agent,
+    cluster_env,
+    on,
+    only_task,
+    record_of,
+    start,
+)
 from tests.runner.conftest import caesar, context, wait_for
 
 
@@ -238,3 +248,50 @@ def test_a_task_goes_on_when_its_client_goes_away_and_ps_reattaches(
     again = caesar(project, "ps")  # nothing more to do: nothing changes
     assert again.returncode == 0
     assert datetime.fromisoformat(record_of(project, task)["ended_at"]) == before
+
+
+@pytest.mark.slow
+def test_a_task_lands_by_itself_when_its_client_is_killed(cluster: Cluster, project: Path) -> None:
+    """``caesar run --on`` forks its shepherd: no child of the client, it follows the task to
+    its landing when the client is killed, with no caesar command run here meanwhile."""
+    run = start(
+        cluster, project, "Note it", "--agent", "demo", "--context", context("work", delay=0.5)
+    )
+    task = only_task(project)
+    shepherd = wait_for(
+        lambda: record_of(project, task).get("orchestrator_pid"), timeout=60, what="a shepherd"
+    )
+    assert shepherd != run.pid
+    run.kill()
+    run.communicate()
+    wait_for(lambda: settled(project, task), timeout=90, what="the result landing")
+    record = record_of(project, task)
+    assert record["status"] == "succeeded"
+    assert record["orchestrator_pid"] == shepherd
+
+
+def test_a_task_started_inside_a_task_has_a_shepherd_without_that_tasks_marker(
+    cluster: Cluster, project: Path
+) -> None:
+    """A ``caesar run --on`` that carries a task's marker (an agent delegating) starts its
+    shepherd afresh, without the marker: a cancel of that task does not end the shepherd."""
+    agent(cluster, project, "jqmarked", JQ_AGENT)
+    env = {**cluster_env(), "CAESAR_TASK_ID": "t_" + "e" * 32}
+    run = subprocess.Popen(
+        [BIN / "caesar", "run", "Do it", "--agent", "jqmarked", "--on", cluster.address, "--json"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    task = only_task(project)
+    shepherd = wait_for(
+        lambda: record_of(project, task).get("orchestrator_pid"), timeout=60, what="a shepherd"
+    )
+    try:
+        started_with = Path(f"/proc/{shepherd}/environ").read_bytes()
+    except OSError:
+        started_with = b""  # it has landed the task already: nothing left to look at
+    assert b"CAESAR_TASK" not in started_with
+    assert outcome(run)["status"] == "succeeded"
