@@ -22,6 +22,7 @@ from textual.screen import Screen
 from caesar_core.git import TreeDiff
 from caesar_core.runner import worktrees
 from caesar_core.store.record import TaskRecord
+from caesar_tui import milestones
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.keys import bind
 from caesar_tui.messages import Announced
@@ -29,7 +30,7 @@ from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.help import HelpModal, HelpSection
 from caesar_tui.notify import notification
 from caesar_tui.screens.main import MainScreen
-from caesar_tui.source import ProjectSource
+from caesar_tui.source import CATCH_UP, ProjectSource
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
 from caesar_tui.widgets.diff_files import DiffFileList
@@ -124,6 +125,8 @@ class CaesarApp(WorkerFailures, App[None]):
             update = await asyncio.to_thread(self.source.apply, paths)
             if update.views:
                 self.main.post_message(update)
+            if CATCH_UP in paths:
+                milestones.mark("read")
 
     @on(Announced)
     def _announced(self, message: Announced) -> None:

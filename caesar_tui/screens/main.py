@@ -30,7 +30,7 @@ from caesar_core.review.comments import Comments, read_comments
 from caesar_core.review.hunks import Pick
 from caesar_core.store.record import TaskRecord
 from caesar_core.watch import TaskView
-from caesar_tui import actions
+from caesar_tui import actions, milestones
 from caesar_tui.actions import Outcome
 from caesar_tui.announce import news
 from caesar_tui.clock import Clock
@@ -214,7 +214,22 @@ class MainScreen(WorkerFailures, Screen[None]):
         if not update.full:  # the first scan is what was there, not news
             for item in news(before, update.views):
                 self.post_message(Announced(item, on_screen=item.task_id == selected))
+        elif not self.loaded.is_set() and milestones.wanted():
+            self._mark_first_frame()
         self.loaded.set()
+
+    def _mark_first_frame(self) -> None:
+        """The ``frame`` milestone (benchmarks only): painted once the first scan is on screen
+        and the selected task's activity is read."""
+        marked = False
+
+        def shown(loading: bool) -> None:
+            nonlocal marked
+            if not loading and not marked:
+                marked = True
+                self.call_after_refresh(milestones.mark, "frame")
+
+        self.watch(self.query_one(ActivityView), "loading", shown)
 
     def tick(self) -> None:
         """Once a second: ages, stall marks, spinners and countdowns follow the clock."""
