@@ -37,6 +37,7 @@ import tempfile
 import termios
 import threading
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -127,6 +128,7 @@ class Terminal:
     def __init__(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
+        self.command = " ".join(command)
         self.started = time.monotonic()
         self.process = subprocess.Popen(
             command, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, close_fds=True
@@ -201,7 +203,7 @@ def milestone(path: Path, name: str, app: Terminal, timeout: float = 60) -> floa
         if app.process.poll() is not None:
             break
         time.sleep(0.005)
-    raise SystemExit(f"no {name!r} milestone from {app.process.args}:\n{app.text()}")
+    raise SystemExit(f"no {name!r} milestone from {app.command}:\n{app.text()}")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -242,9 +244,20 @@ def bare(tmp: Path, run: int) -> tuple[float, float]:
         app.close()
 
 
-def ours(
-    root: Path, tmp: Path, ids: list[str], probes: int, idle_s: float, run: int
-) -> dict[str, float | list[float]]:
+@dataclass(frozen=True)
+class Run:
+    """What one ``caesar watch`` process measured."""
+
+    frame: float
+    read: float
+    idle: float
+    """CPU seconds per second."""
+    latencies: list[float]
+    """Milliseconds, one per probe."""
+    mb: float
+
+
+def ours(root: Path, tmp: Path, ids: list[str], probes: int, idle_s: float, run: int) -> Run:
     restamp(root, ids)
     marks = tmp / f"watch-{run}.milestones"
     env = environment(tmp) | {MILESTONES: str(marks)}
@@ -267,7 +280,7 @@ def ours(
             append(events, line)
             latencies.append((app.seen(token.encode()) - sent) * 1000)
             time.sleep(0.05)
-        return {"frame": frame, "read": read, "idle": idle, "lat": latencies, "mb": peak_mb(pid)}
+        return Run(frame, read, idle, latencies, peak_mb(pid))
     finally:
         app.close()
 
@@ -345,12 +358,12 @@ def main() -> int:
         floor_frame, floor_mb = bare(tmp, 1)
         results = [ours(root, tmp, ids, args.probes, args.idle, run) for run in range(args.runs)]
         ref = reference(root, ids, max(10, args.probes // 4))
-    frames = [float(r["frame"]) for r in results]  # type: ignore[arg-type]
-    reads = [float(r["read"]) for r in results]  # type: ignore[arg-type]
-    idles = [float(r["idle"]) for r in results]  # type: ignore[arg-type]
-    mbs = [float(r["mb"]) for r in results]  # type: ignore[arg-type]
-    p50s = [p(r["lat"], 50) for r in results]  # type: ignore[arg-type]
-    p95s = [p(r["lat"], 95) for r in results]  # type: ignore[arg-type]
+    frames = [r.frame for r in results]
+    reads = [r.read for r in results]
+    idles = [r.idle for r in results]
+    mbs = [r.mb for r in results]
+    p50s = [p(r.latencies, 50) for r in results]
+    p95s = [p(r.latencies, 95) for r in results]
     ref_p95 = p(ref, 95)
     ok_frame = max(frames) <= FRAME_GOAL_S
     ok_idle = max(idles) <= CPU_GOAL

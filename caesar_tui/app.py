@@ -30,7 +30,7 @@ from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.help import HelpModal, HelpSection
 from caesar_tui.notify import notification
 from caesar_tui.screens.main import MainScreen
-from caesar_tui.source import CATCH_UP, ProjectSource
+from caesar_tui.source import ProjectSource
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
 from caesar_tui.widgets.diff_files import DiffFileList
@@ -119,13 +119,16 @@ class CaesarApp(WorkerFailures, App[None]):
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def follow_project(self) -> None:
-        """The first scan, then one batch per file notification; reading happens in threads."""
-        self.main.post_message(await asyncio.to_thread(self.source.initial))
-        async for paths in self.source.changes():
-            update = await asyncio.to_thread(self.source.apply, paths)
+        """The first scan (the logs of the tasks a screen shows), then the other logs and what
+        changes on disk; reading happens in threads."""
+        first = await asyncio.to_thread(self.source.initial, max(self.size.height, 1))
+        self.main.post_message(first)
+        complete = False
+        async for update in self.source.updates():
             if update.views:
                 self.main.post_message(update)
-            if CATCH_UP in paths:
+            if not complete and self.source.complete:
+                complete = True
                 milestones.mark("read")
 
     @on(Announced)

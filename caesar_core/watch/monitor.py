@@ -7,6 +7,11 @@ Nothing here polls and nothing re-reads a log whole, so a thousand tasks with hu
 thousands of events stay cheap to follow. No Textual here: the TUI, the text frame of
 ``--once`` and the benchmark all use the same state.
 
+A first screen needs the logs of the tasks it shows, not of all of them: ``scan(first=N)``
+reads every record, mailbox and approval but only the logs of the first ``N`` tasks in tree
+order; ``read_more`` reads the others, a few at a time, while the observer already shows them
+(``TaskView.reading``).
+
 Agents write their task directories, so every read goes through :mod:`caesar_core.safefs`, and
 each task is read on its own: one whose files are hostile or broken is shown with the reason
 (``TaskView.problem``), the others are unaffected. A task whose caesar process is gone is
@@ -20,6 +25,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 
 from caesar_core.errors import CaesarError
@@ -37,6 +43,7 @@ from caesar_core.store.approvals import approvals as read_approvals
 from caesar_core.store.ids import TASK_ID_PATTERN
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
+from caesar_core.store.tree import build_tree, walk_tree
 
 RECENT_EVENTS = 5000
 """Events a view loads when it switches to a task; the fold still sees every one."""
@@ -57,6 +64,8 @@ class TaskView:
     """Approvals already answered (by a person or by the timeout)."""
     problem: str = ""
     """Why part of the task could not be read (its log is a directory, a link...); "" if none."""
+    reading: bool = False
+    """Its log is not read yet (``scan(first=...)``): ``activity`` is empty, not the task's."""
 
     @property
     def id(self) -> str:
@@ -94,6 +103,8 @@ class _Task:
     held: list[tuple[Approval, ApprovalAnswer | None]] = field(default_factory=list)
     problem: str = ""
     """Why the last read of this task failed; the task is still shown, with it."""
+    log_read: bool = False
+    """Its log was read at least once: the fold holds the task's history."""
 
 
 def _state(task: _Task) -> tuple[object, ...]:
@@ -111,15 +122,47 @@ class ProjectMonitor:
         self.only = set(only)
         self._tasks: dict[str, _Task] = {}
         self.problems: list[str] = []
+        self._unread: dict[str, None] = {}
+        """Tasks whose log waits for ``read_more``, in tree order."""
+        self._history_given: set[str] = set()
+        """Tasks whose history an observer read (``history``, any thread): when their log is
+        read for the first time after that, its last events are fresh, not history."""
 
     # -- reading ---------------------------------------------------------------------------
 
-    def scan(self) -> set[str]:
-        """Read everything once (start-up, or a watcher that lost track); returns task ids."""
-        ids = self._read_all()
-        for task_id in ids:
-            self._tasks[task_id].fresh = []  # history is read on demand, not kept
-        return ids
+    def scan(self, *, first: int | None = None) -> set[str]:
+        """Read everything once (start-up, or a watcher that lost track); returns task ids.
+
+        With ``first``, only the logs of the first ``first`` tasks in tree order (what a first
+        screen shows) are read; the others wait for :meth:`read_more`.
+        """
+        records = self._listing()
+        order = [record.id for _, record in walk_tree(build_tree(records))]
+        now = set(order if first is None else order[: max(0, first)])
+        self._unread = dict.fromkeys(task_id for task_id in order if task_id not in now)
+        for record in records:
+            logs = {"events"} if record.id in now else set()
+            self._read(record, {"mailbox", "approvals"} | logs)
+            self._tasks[record.id].fresh = []  # history is read on demand, not kept
+        return {record.id for record in records}
+
+    @property
+    def unread(self) -> int:
+        """Tasks whose log :meth:`read_more` has yet to read."""
+        return len(self._unread)
+
+    def read_more(self, count: int) -> set[str]:
+        """Read the logs of up to ``count`` more tasks that ``scan(first=...)`` left unread;
+        returns their ids."""
+        batch = list(islice(self._unread, max(0, count)))
+        read: set[str] = set()
+        for task_id in batch:
+            del self._unread[task_id]
+            task = self._tasks.get(task_id)
+            if task is not None and not task.log_read:
+                self._read(task.record, {"events"})
+                read.add(task_id)
+        return read
 
     def catch_up(self) -> set[str]:
         """What changed while nobody watched (between the first scan and the moment a
@@ -133,15 +176,18 @@ class ProjectMonitor:
         }
 
     def _read_all(self) -> set[str]:
-        listing = self.store.list()
-        self.problems = [f"{path}: {why}" for path, why in listing.problems]
+        """Every task again; a log waiting for ``read_more`` still waits."""
         ids: set[str] = set()
-        for record in listing.records:
-            if self.only and record.id not in self.only:
-                continue
-            self._read(record, {"events", "mailbox", "approvals"})
+        for record in self._listing():
+            waiting = record.id in self._unread
+            self._read(record, {"mailbox", "approvals"} | (set() if waiting else {"events"}))
             ids.add(record.id)
         return ids
+
+    def _listing(self) -> list[TaskRecord]:
+        listing = self.store.list()
+        self.problems = [f"{path}: {why}" for path, why in listing.problems]
+        return [r for r in listing.records if not self.only or r.id in self.only]
 
     def refresh(self, paths: Iterable[Path | str]) -> set[str]:
         """Apply changed paths (from ``watchfiles``); returns the ids of tasks that changed."""
@@ -166,6 +212,8 @@ class ProjectMonitor:
                     what |= {"events", "mailbox", "approvals"}
             else:
                 record = task.record
+            if task_id in self._unread:
+                what.add("events")  # news of a task is told with what its log says
             self._read(record, what)
             changed.add(task_id)
         return changed
@@ -251,7 +299,14 @@ class ProjectMonitor:
         # Events are folded, then let go: an observer that wants a task's history reads it
         # from the end of its log (read_last_events). What it has not seen yet since is
         # kept until it takes it, whole, so a burst between two refreshes is not lost.
-        task.fresh.extend(batch.events)
+        if task.log_read:
+            task.fresh.extend(batch.events)
+        elif task_id in self._history_given:
+            # Read for the first time after an observer read its history (checked after the
+            # read, the history marks itself before reading): the end may be news to it.
+            task.fresh.extend(batch.events[-RECENT_EVENTS:])
+        task.log_read = True
+        self._unread.pop(task_id, None)
 
     def _mailbox(self, task_id: str) -> None:
         task = self._tasks.get(task_id)
@@ -284,6 +339,7 @@ class ProjectMonitor:
             approvals=tuple(a for a, answer in task.held if answer is None),
             decided=tuple((a, answer) for a, answer in task.held if answer is not None),
             problem=task.problem or task.tail.problem,
+            reading=not task.log_read,
         )
 
     def take_fresh(self, task_id: str) -> tuple[list[Event], bool]:
@@ -296,6 +352,7 @@ class ProjectMonitor:
 
     def history(self, task_id: str, count: int = RECENT_EVENTS) -> list[Event]:
         """The task's last ``count`` events, read from the end of its log (any thread)."""
+        self._history_given.add(task_id)  # before reading: see _events
         return read_last_events(self.store.paths(task_id).events, count)
 
     def close(self) -> None:

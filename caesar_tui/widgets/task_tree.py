@@ -25,6 +25,8 @@ from caesar_tui.keys import bind
 from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
 
 HEADLINE_WIDTH = 70
+READING = "reading its log…"
+"""The headline of a task whose log is not read yet (the first screen reads its own first)."""
 
 
 def matches(view: TaskView, query: str) -> bool:
@@ -188,7 +190,10 @@ class TaskTree(Tree[str]):
         status = record.status
         shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
         who = safe_text(record.role or record.agent)
-        headline = view.asking if view.needs_input else activity.headline
+        if view.needs_input:
+            headline = view.asking
+        else:
+            headline = READING if view.reading else activity.headline
         headline = clip(safe_text(one_line(headline)), HEADLINE_WIDTH)
         # One mark column: a task waiting on a person shows the question mark in its place, so
         # the ids of every row stay aligned.
@@ -203,7 +208,7 @@ class TaskTree(Tree[str]):
             (f"{STALLED.glyph} " if stalled else "", STALLED.style),
             # The turns of a task (caesar continue) are one chain under its first turn.
             (f"turn {record.turn} " if record.chained else "", "$text-accent"),
-            (headline, "$text-warning" if view.needs_input else ""),
+            (headline, "$text-warning" if view.needs_input else MUTED if view.reading else ""),
         )
         # Built with the theme's variables like every pane; the tree draws Rich text, so the
         # styles are resolved against the theme here.

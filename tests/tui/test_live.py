@@ -237,3 +237,20 @@ async def test_quitting_while_events_stream_in_ends_cleanly(tmp_path: Path) -> N
                 writer.append(started(f"c{n}", f"step {n}"))
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_tasks_below_the_first_screen_show_what_their_logs_say(tmp_path: Path) -> None:
+    """The first screen reads the logs of the tasks it shows first; the others follow, and
+    scrolling down finds each with its own headline."""
+    project = Project(tmp_path)
+    ids = [f"t_{n:032x}" for n in range(12)]
+    for n, task_id in enumerate(ids):
+        project.task(task_id, created_at=Clock().at(n))
+        project.emit(task_id, Clock().at(n), Message(text=f"said by task {n}"))
+    app = project.app(Clock(Clock().at(30)))
+    async with app.run_test(size=(150, 10)) as pilot:
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: "said by task 0" in text(tree), "the first task")
+        await pilot.press(*["down"] * 11)
+        await until(pilot, lambda: "said by task 11" in text(tree), "the last task")
+        assert "reading its log" not in text(tree)
