@@ -106,6 +106,8 @@ class ActivityView(WorkerFailures, DataTable[Content]):
         self._request = 0
         self._early: list[Event] = []
         """Live events of the followed task that arrived while its history was being read."""
+        self._running_rows: dict[str, Row] = {}
+        """The rows of running calls, which the clock moves."""
 
     def on_mount(self) -> None:
         if not self.columns:  # a follow() may have laid them out already
@@ -121,6 +123,7 @@ class ActivityView(WorkerFailures, DataTable[Content]):
         self._request += 1
         self._early = []
         self._builder = RowBuilder()
+        self._running_rows = {}
         self._last_seq = -1
         # Columns as new: an auto-sized column must not keep the width of rows that are gone.
         self.clear(columns=True)
@@ -161,6 +164,10 @@ class ActivityView(WorkerFailures, DataTable[Content]):
         self._last_seq = max(event.seq for event in events)
         at_end = self.cursor_row >= self.row_count - 1
         for row in self._builder.feed(events):
+            if row.kind == "tool" and row.status == "started":
+                self._running_rows[row.key] = row
+            else:
+                self._running_rows.pop(row.key, None)
             cells = self._cells(row)
             if row.key in self.rows:
                 for column in COLUMNS:
@@ -171,9 +178,12 @@ class ActivityView(WorkerFailures, DataTable[Content]):
             self.move_cursor(row=self.row_count - 1, animate=False)
 
     def tick(self) -> None:
-        """Advance the spinners and elapsed times of running calls."""
-        for row in self._builder.rows.values():
-            if row.kind == "tool" and row.status == "started" and row.key in self.rows:
+        """Advance the spinners and elapsed times of the running calls on screen (one scrolled
+        into view follows at the next tick)."""
+        top = self.scroll_offset.y
+        shown = range(top, top + self.size.height)
+        for row in self._running_rows.values():
+            if row.key in self.rows and self.get_row_index(row.key) in shown:
                 cells = self._cells(row)
                 for key in CLOCK_COLUMNS:
                     self.update_cell(row.key, key, cells[key])

@@ -1,12 +1,19 @@
 """The left pane: tasks by delegation (a task's follow-up turns under it), each with its state
-in one line."""
+in one line.
+
+A label is built when its line is drawn (and kept until its task or the clock changes it):
+a thousand tasks cost their visible lines, and the clock's tick looks at those lines only.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cache
 from typing import ClassVar
 
+from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.binding import BindingType
 from textual.content import Content
@@ -25,8 +32,19 @@ from caesar_tui.keys import bind
 from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
 
 HEADLINE_WIDTH = 70
+ClockKey = tuple[str, bool]
+"""What of a label the clock moves: the age as shown, and the stall mark."""
+_UNBUILT = Text()
+_TOGGLE = Style.from_meta({"toggle": True})
+"""How the tree marks its fold toggle (a click there folds the node), as Textual's does."""
 READING = "reading its log…"
 """The headline of a task whose log is not read yet (the first screen reads its own first)."""
+
+
+@cache
+def _rich_style(style: str) -> Style:
+    """A label style as Rich draws it: what Textual's content renders it to, computed once."""
+    return next(iter(Content.styled(" ", style).render(end="")))[1].rich_style
 
 
 def matches(view: TaskView, query: str) -> bool:
@@ -100,28 +118,45 @@ class TaskTree(Tree[str]):
         self._task_nodes: dict[str, TreeNode[str]] = {}
         self._views: dict[str, TaskView] = {}
         self._filter = ""
-        self._clock_keys: dict[str, tuple[str, bool]] = {}
+        self._now = datetime.fromtimestamp(0, UTC)
+        """The clock as of the last update or tick: what labels are drawn with."""
+        self._labels: dict[str, tuple[TaskView, ClockKey, Text]] = {}
+        """Each task's label as last built, with the view and clock key it was built from."""
 
     def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
         """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
         self._views.update(views)
+        self._now = now
         if any(task_id not in self._task_nodes for task_id in views):
             self._rebuild(now)
             return
         for task_id in views:
-            self._task_nodes[task_id].set_label(self._label(self._views[task_id], now))
+            self._task_nodes[task_id].refresh()  # its label is built again when drawn
 
     def refresh_labels(self, now: datetime) -> None:
         """Ages and stall marks move with the clock, without any new file change.
 
-        Only labels whose clock-driven parts changed are rebuilt: with a thousand tasks, a
-        relabel of every node each second would stall the event loop for nothing.
+        Only the lines on screen are looked at, and redrawn when their clock-driven parts
+        changed; a line scrolled into view is looked at then (``watch_scroll_y``).
         """
-        for task_id, node in self._task_nodes.items():
-            view = self._views[task_id]
-            key = self._clock_key(view, now)
-            if self._clock_keys.get(task_id) != key:
-                node.set_label(self._label(view, now))
+        self._now = now
+        self._refresh_stale_lines()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._refresh_stale_lines()
+
+    def _refresh_stale_lines(self) -> None:
+        """Redraw the visible lines whose label the clock has changed since it was built."""
+        top = self.scroll_offset.y
+        for line in range(top, top + self.size.height):
+            node = self.get_node_at_line(line)
+            if node is None or node.data is None:
+                continue
+            built = self._labels.get(node.data)
+            view = self._views[node.data]
+            if built is not None and built[1] != self._clock_key(view, self._now):
+                node.refresh()
 
     def set_filter(self, query: str, now: datetime) -> None:
         self._filter = query
@@ -151,8 +186,10 @@ class TaskTree(Tree[str]):
 
     def _rebuild(self, now: datetime) -> None:
         selected = self.selected_id
+        self._now = now
         self.clear()
         self._task_nodes.clear()
+        self._labels.clear()
         shown = {
             i: v for i, v in self._views.items() if not self._filter or matches(v, self._filter)
         }
@@ -165,17 +202,47 @@ class TaskTree(Tree[str]):
     def _add(
         self, parent: TreeNode[str], node: TaskNode, shown: dict[str, TaskView], now: datetime
     ) -> None:
-        view = shown[node.record.id]
-        label = self._label(view, now)
+        task_id = node.record.id
+        # The label is built when the line is drawn (render_label).
         if node.children:
-            branch = parent.add(label, data=view.id, expand=True)
+            branch = parent.add(_UNBUILT, data=task_id, expand=True)
         else:
-            branch = parent.add_leaf(label, data=view.id)
-        self._task_nodes[view.id] = branch
+            branch = parent.add_leaf(_UNBUILT, data=task_id)
+        self._task_nodes[task_id] = branch
         for child in node.children:
             self._add(branch, child, shown, now)
 
-    def _clock_key(self, view: TaskView, now: datetime) -> tuple[str, bool]:
+    def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
+        if node.data is None or node.data not in self._views:
+            return super().render_label(node, base_style, style)
+        label = self._text(node.data).copy()
+        label.stylize(style)
+        return Text.assemble(self._prefix(node, base_style), label)
+
+    def get_label_width(self, node: TreeNode[str]) -> int:
+        if node.data is None or node.data not in self._views:
+            return super().get_label_width(node)
+        return cell_len(self._prefix(node, Style())[0]) + self._text(node.data).cell_len
+
+    def _prefix(self, node: TreeNode[str], base_style: Style) -> tuple[str, Style]:
+        """What the tree draws before a label: the fold toggle of a node with children."""
+        if not node.allow_expand:
+            return "", base_style
+        icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+        return icon, base_style + _TOGGLE
+
+    def _text(self, task_id: str) -> Text:
+        """The task's label now, built again only when its view or the clock changed it."""
+        view = self._views[task_id]
+        key = self._clock_key(view, self._now)
+        built = self._labels.get(task_id)
+        if built is not None and built[0] is view and built[1] == key:
+            return built[2]
+        label = self._label(view, key)
+        self._labels[task_id] = (view, key, label)
+        return label
+
+    def _clock_key(self, view: TaskView, now: datetime) -> ClockKey:
         """What of a label depends on the clock: the age as shown, and the stall mark."""
         record, activity = view.record, view.activity
         stalled = (
@@ -185,10 +252,10 @@ class TaskTree(Tree[str]):
         )
         return age((now - record.created_at).total_seconds()), stalled
 
-    def _label(self, view: TaskView, now: datetime) -> Text:
+    def _label(self, view: TaskView, clock: ClockKey) -> Text:
         record, activity = view.record, view.activity
         status = record.status
-        shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
+        shown_age, stalled = clock
         who = safe_text(record.role or record.agent)
         if view.needs_input:
             headline = view.asking
@@ -199,7 +266,7 @@ class TaskTree(Tree[str]):
         # the ids of every row stay aligned.
         mark = NEEDS_INPUT if view.needs_input else STATUS[status]
         checked = CHECKS[checks_mark(record.checks, pid_alive)]
-        label = Content.assemble(
+        parts = (
             (mark.glyph + " ", mark.style),
             (record.id[2:10], "bold"),
             (" " + checked.glyph, checked.style),
@@ -210,9 +277,9 @@ class TaskTree(Tree[str]):
             (f"turn {record.turn} " if record.chained else "", "$text-accent"),
             (headline, "$text-warning" if view.needs_input else MUTED if view.reading else ""),
         )
-        # Built with the theme's variables like every pane; the tree draws Rich text, so the
-        # styles are resolved against the theme here.
-        return Text.assemble(*((text, style.rich_style) for text, style in label.render(end="")))
+        # Built with the theme's variables like every pane; the tree draws Rich text, so each
+        # style is resolved once (_rich_style), not on every label.
+        return Text.assemble(*((text, _rich_style(style)) for text, style in parts if text))
 
     def action_open(self) -> None:
         task_id = self.selected_id
