@@ -21,6 +21,7 @@ from caesar_core.protocol.documents import read_shown_report
 from caesar_core.protocol.event import Event
 from caesar_core.protocol.report import Report
 from caesar_core.watch import ProjectMonitor, TaskView
+from caesar_tui import inotify
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.messages import ProjectUpdated
 
@@ -147,6 +148,8 @@ class ProjectSource:
 
         A directory that is not a project yet (no ``.caesar``, no ``.git``) is not littered
         with one: the root itself is watched until a first task creates ``.caesar``.
+        Notifications come from Linux's inotify where it works (``caesar_tui.inotify``: at
+        once, and nothing runs while nothing changes), else from ``watchfiles``.
         """
         from watchfiles import awatch
 
@@ -166,6 +169,10 @@ class ProjectSource:
         watched = [store.tasks_dir, store.records_dir, store.approval_answers_dir]
         for directory in watched:
             await asyncio.to_thread(directory.mkdir, parents=True, exist_ok=True)
+        if not self.poll and inotify.available():
+            async for batch in self._notified():
+                yield batch
+            # The kernel would not watch them all (its limit): watchfiles, from a catch-up.
         stream = awatch(
             *watched,
             debounce=DEBOUNCE_MS,
@@ -182,11 +189,34 @@ class ProjectSource:
             await asyncio.sleep(0)
             yield {CATCH_UP}
             yield {path for _, path in await first}
-            async for batch in stream:
-                yield {path for _, path in batch}
+            async for changed in stream:
+                yield {path for _, path in changed}
         finally:
             first.cancel()
             await stream.aclose()
+
+    async def _notified(self) -> AsyncIterator[set[str]]:
+        """What inotify tells, from a catch-up once its watches are in place; ends (for the
+        caller to carry on another way) if a directory cannot be watched."""
+        roots = [
+            inotify.Root(watched.path, watched.depth, watched.wanted)
+            for watched in self.monitor.watched_dirs()
+        ]
+        try:
+            notifier = await asyncio.to_thread(inotify.Inotify, roots)
+        except inotify.WatchError:
+            return
+        try:
+            yield {CATCH_UP}
+            async for paths in notifier.batches():
+                if inotify.OVERFLOW in paths:  # changes were lost: read everything again
+                    yield (paths - {inotify.OVERFLOW}) | {CATCH_UP}
+                else:
+                    yield paths
+        except inotify.WatchError:
+            return
+        finally:
+            notifier.close()
 
     def close(self) -> None:
         self.monitor.close()

@@ -22,7 +22,7 @@ never a ``finished`` line the agent appended.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
@@ -47,6 +47,18 @@ from caesar_core.store.tree import build_tree, walk_tree
 
 RECENT_EVENTS = 5000
 """Events a view loads when it switches to a task; the fold still sees every one."""
+_TASK_SUBDIRS = ("questions", "answers", APPROVALS_DIR)
+"""The directories of a task directory whose changes a view shows."""
+
+
+@dataclass(frozen=True)
+class WatchedDir:
+    """A directory a watcher follows, how many levels of subdirectories below it, and which
+    of those (by their parts relative to it) are worth watching."""
+
+    path: Path
+    depth: int
+    wanted: Callable[[tuple[str, ...]], bool]
 
 
 @dataclass(frozen=True)
@@ -264,6 +276,26 @@ class ProjectMonitor:
                 return parts[1], "raw"
         return None
 
+    def watched_dirs(self) -> list[WatchedDir]:
+        """Where a watcher should look for what :meth:`refresh` uses: the task directories
+        (and in each its mailbox and approvals), the records, the approvals' answers. Not
+        the worktrees, and nothing an agent piles up deeper in its task directory."""
+        store = self.store
+
+        def task_part(parts: tuple[str, ...]) -> bool:
+            return bool(TASK_ID_PATTERN.fullmatch(parts[0])) and (
+                len(parts) == 1 or parts[1] in _TASK_SUBDIRS
+            )
+
+        def answers_part(parts: tuple[str, ...]) -> bool:
+            return bool(TASK_ID_PATTERN.fullmatch(parts[0]))
+
+        return [
+            WatchedDir(store.tasks_dir, 2, task_part),
+            WatchedDir(store.records_dir, 0, _no_subdirectory),
+            WatchedDir(store.approval_answers_dir, 1, answers_part),
+        ]
+
     def _relative(self, path: Path) -> Path | None:
         absolute = Path(os.path.abspath(path))
         for home in self._homes:
@@ -359,6 +391,10 @@ class ProjectMonitor:
         for task in self._tasks.values():
             task.tail.close()
         self._tasks.clear()
+
+
+def _no_subdirectory(parts: tuple[str, ...]) -> bool:
+    return False
 
 
 def _reason(error: Exception) -> str:

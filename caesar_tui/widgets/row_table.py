@@ -143,6 +143,8 @@ class RowTable(ScrollView, can_focus=True):
         self._hover_row = 0
         self._show_hover = False
         self._row_lines: LRUCache[_RowLine, list[Segment]] = LRUCache(self.LINE_CACHE_SIZE)
+        self._row_strips: LRUCache[tuple[_RowLine, int], Strip] = LRUCache(self.LINE_CACHE_SIZE)
+        """Each row's line as drawn at a horizontal scroll offset."""
         self._table_width = sum(column.render_width for column in self.columns)
         self._pseudo_classes: tuple[str, ...] = ()
         self.virtual_size = Size(self._table_width, 1)
@@ -189,6 +191,7 @@ class RowTable(ScrollView, can_focus=True):
         self._row_cells.clear()
         self._row_versions.clear()
         self._row_lines.clear()
+        self._row_strips.clear()
         self.cursor_row = 0
         self.virtual_size = Size(self._table_width, 1)
         self.scroll_to(0, 0, animate=False)
@@ -291,6 +294,7 @@ class RowTable(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._row_lines.clear()
+        self._row_strips.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._pseudo_classes = tuple(sorted(self.get_pseudo_classes()))
@@ -303,22 +307,27 @@ class RowTable(ScrollView, can_focus=True):
         index = HEADER if y == 0 else y - 1 + scroll_y
         if index >= self.row_count:
             return Strip.blank(width, base_style)
-        segments = self._row_segments(index, base_style)
-        # Cut at the left edge only, then to the width, as DataTable does.
-        cropped = Strip(segments).crop(scroll_x)
-        return cropped.adjust_cell_length(width, base_style).simplify()
-
-    def _row_segments(self, index: int, base_style: Style) -> list[Segment]:
         key = None if index == HEADER else self._row_keys[index]
         cursor = index == self.cursor_row
         hover = self._show_hover and index == self._hover_row
-        width = self.size.width
         version = -1 if key is None else self._row_versions[key]
         cache_key = (key, version, cursor, hover, self._pseudo_classes, width, base_style)
-        cached = self._row_lines.get(cache_key)
-        if cached is not None:
-            return cached
+        shown = self._row_strips.get((cache_key, scroll_x))
+        if shown is None:
+            segments = self._row_lines.get(cache_key)
+            if segments is None:
+                segments = self._row_lines[cache_key] = self._draw_row(index, key, cursor, hover)
+            # Cut at the left edge only, then to the width, as DataTable does.
+            cropped = Strip(segments).crop(scroll_x)
+            shown = cropped.adjust_cell_length(width, base_style).simplify()
+            self._row_strips[cache_key, scroll_x] = shown
+        return shown
+
+    def _draw_row(self, index: int, key: str | None, cursor: bool, hover: bool) -> list[Segment]:
+        """The row's segments, the whole table wide and out to the widget's edge."""
         self.drawn_rows += 1
+        base_style = self.rich_style
+        width = self.size.width
         header = index == HEADER
         if header:
             row_style = self.get_component_styles("row-table--header").rich_style
@@ -339,7 +348,6 @@ class RowTable(ScrollView, can_focus=True):
         extend = row_style + self._cell_styles(header, cursor, hover, post=False)[0]
         extend += Style.from_meta({"row": index, "column": 0, "out_of_bounds": True})
         segments.append(Segment(" " * max(0, width - self._table_width), extend))
-        self._row_lines[cache_key] = segments
         return segments
 
     def _cell_styles(

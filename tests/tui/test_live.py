@@ -281,3 +281,16 @@ async def test_a_task_scrolled_back_into_view_shows_its_age_now(tmp_path: Path) 
 
 def last_row(tree: TaskTree, short_id: str) -> str:
     return next((row for row in text(tree).splitlines() if short_id in row), "")
+
+
+async def test_polling_follows_the_log_too(tmp_path: Path) -> None:
+    """``--poll`` (network file systems) goes through watchfiles' polling, not inotify."""
+    project = Project(tmp_path)
+    project.task()
+    clock = Clock(Clock().at(30))
+    app = project.app(clock, poll=True)
+    async with app.run_test(size=SIZE) as pilot:
+        activity = app.query_one(ActivityView)
+        await until(pilot, lambda: activity.task_id == TASK and not activity.loading, "the task")
+        project.emit(TASK, clock.at(0), started("c1", "ls -la"))
+        await until(pilot, lambda: tool_rows(activity), "the call's row")
