@@ -16,8 +16,11 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.binding import BindingType
+from textual.cache import LRUCache
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -30,20 +33,22 @@ from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.keys import bind
 from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
+from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part
 
 HEADLINE_WIDTH = 70
 ClockKey = tuple[str, bool]
 """What of a label the clock moves: the age as shown, and the stall mark."""
+Label = tuple[Part, ...]
+"""A label as the parts it is drawn from."""
 _UNBUILT = Text()
-_TOGGLE = Style.from_meta({"toggle": True})
-"""How the tree marks its fold toggle (a click there folds the node), as Textual's does."""
 READING = "reading its log…"
 """The headline of a task whose log is not read yet (the first screen reads its own first)."""
 
 
 @cache
-def _rich_style(style: str) -> Style:
-    """A label style as Rich draws it: what Textual's content renders it to, computed once."""
+def _rich_style(style: str, theme: str) -> Style:
+    """A label style as Rich draws it: what Textual's content renders it to in the running
+    app (whose theme resolves the variables), computed once per theme."""
     return next(iter(Content.styled(" ", style).render(end="")))[1].rich_style
 
 
@@ -120,8 +125,12 @@ class TaskTree(Tree[str]):
         self._filter = ""
         self._now = datetime.fromtimestamp(0, UTC)
         """The clock as of the last update or tick: what labels are drawn with."""
-        self._labels: dict[str, tuple[TaskView, ClockKey, Text]] = {}
+        self._labels: dict[str, tuple[TaskView, ClockKey, Label]] = {}
         """Each task's label as last built, with the view and clock key it was built from."""
+        self._line_style = Style()
+        self._drawing: LineDrawing | None = None
+        """The component styles of the frame being drawn (asked on its first line)."""
+        self._drawn: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
 
     def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
         """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
@@ -212,26 +221,66 @@ class TaskTree(Tree[str]):
         for child in node.children:
             self._add(branch, child, shown, now)
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._labels.clear()  # a new theme: the labels' colours with it
+        self._drawn.clear()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._line_style = self.rich_style  # once a frame: Tree asks for it again every line
+        self._drawing = None
+        self._pseudo_classes = self.get_pseudo_class_state()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        end = scroll_x + self.size.width
+        return self._render_line(y + scroll_y, scroll_x, end, self._line_style)
+
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
+        """A task's line as ``Tree`` draws it, from its label's parts (``tree_lines``)."""
+        lines = self._tree_lines
+        width = self.size.width
+        line = lines[y] if y < len(lines) else None
+        if line is None or line.node.data is None or line.node.data not in self._views:
+            return super()._render_line(y, x1, x2, base_style)
+        path = line.path
+        node = path[-1]
+        is_hover = self.hover_line >= 0 and any(step._hover for step in path)
+        parts = self._parts(line.node.data)
+        updates = tuple(step._updates for step in path)
+        key = (y, x1, x2, is_hover, width, self._pseudo_classes, updates, base_style, parts)
+        strip = self._drawn.get(key)
+        if strip is None:
+            if self._drawing is None:
+                self._drawing = LineDrawing(self)
+            prefix = self._prefix(node, base_style)[0]
+            drawing = self._drawing
+            whole = drawing.line(y, path, line.last, is_hover, base_style, prefix, parts, width)
+            strip = self._drawn[key] = whole.crop(x1, x2)
+        return strip
+
     def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
         if node.data is None or node.data not in self._views:
             return super().render_label(node, base_style, style)
-        label = self._text(node.data).copy()
+        label = Text.assemble(*self._parts(node.data))
         label.stylize(style)
         return Text.assemble(self._prefix(node, base_style), label)
 
     def get_label_width(self, node: TreeNode[str]) -> int:
         if node.data is None or node.data not in self._views:
             return super().get_label_width(node)
-        return cell_len(self._prefix(node, Style())[0]) + self._text(node.data).cell_len
+        label = sum(cell_len(text) for text, _ in self._parts(node.data))
+        return cell_len(self._prefix(node, Style())[0]) + label
 
     def _prefix(self, node: TreeNode[str], base_style: Style) -> tuple[str, Style]:
         """What the tree draws before a label: the fold toggle of a node with children."""
         if not node.allow_expand:
             return "", base_style
         icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
-        return icon, base_style + _TOGGLE
+        return icon, base_style + TOGGLE
 
-    def _text(self, task_id: str) -> Text:
+    def _parts(self, task_id: str) -> Label:
         """The task's label now, built again only when its view or the clock changed it."""
         view = self._views[task_id]
         key = self._clock_key(view, self._now)
@@ -252,7 +301,7 @@ class TaskTree(Tree[str]):
         )
         return age((now - record.created_at).total_seconds()), stalled
 
-    def _label(self, view: TaskView, clock: ClockKey) -> Text:
+    def _label(self, view: TaskView, clock: ClockKey) -> Label:
         record, activity = view.record, view.activity
         status = record.status
         shown_age, stalled = clock
@@ -278,8 +327,9 @@ class TaskTree(Tree[str]):
             (headline, "$text-warning" if view.needs_input else MUTED if view.reading else ""),
         )
         # Built with the theme's variables like every pane; the tree draws Rich text, so each
-        # style is resolved once (_rich_style), not on every label.
-        return Text.assemble(*((text, _rich_style(style)) for text, style in parts if text))
+        # style is resolved once a theme (_rich_style), not on every label.
+        theme = self.app.theme
+        return tuple((text, _rich_style(style, theme)) for text, style in parts if text)
 
     def action_open(self) -> None:
         task_id = self.selected_id
