@@ -112,8 +112,10 @@ def restamp(root: Path, ids: list[str]) -> None:
         store.set(task_id, created_at=start + timedelta(milliseconds=n))
 
 
-def probe_line(task_id: str, token: str, seq: int) -> bytes:
-    event = ToolUse(tool="bash", id=token, input_summary=token, status=ToolStatus.STARTED)
+def probe_line(
+    task_id: str, token: str, seq: int, status: ToolStatus = ToolStatus.STARTED
+) -> bytes:
+    event = ToolUse(tool="bash", id=token, input_summary=token, status=status)
     return encode_line(event, seq=seq, at=datetime.now(UTC), task_id=task_id)
 
 
@@ -275,10 +277,13 @@ def ours(root: Path, tmp: Path, ids: list[str], probes: int, idle_s: float, run:
         for n in range(probes):
             token = f"probe-{run}-{n:04d}"
             app.expect(token.encode())
-            line = probe_line(ids[0], token, 10**9 + run * 10_000 + n)
+            seq = 10**9 + run * 10_000 + 2 * n
+            line = probe_line(ids[0], token, seq)
             sent = time.monotonic()
             append(events, line)
             latencies.append((app.seen(token.encode()) - sent) * 1000)
+            # The call ends, as an agent's do: no probe is left running for the next run.
+            append(events, probe_line(ids[0], token, seq + 1, ToolStatus.SUCCEEDED))
             time.sleep(0.05)
         return Run(frame, read, idle, latencies, peak_mb(pid))
     finally:

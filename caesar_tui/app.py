@@ -13,15 +13,13 @@ import gc
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App
 from textual.binding import BindingType
 from textual.screen import Screen
 
-from caesar_core.git import TreeDiff
-from caesar_core.runner import worktrees
 from caesar_core.store.record import TaskRecord
 from caesar_tui import milestones
 from caesar_tui.clock import Clock, system_clock
@@ -41,11 +39,16 @@ from caesar_tui.widgets.questions import QuestionForm, QuestionsPane
 from caesar_tui.widgets.task_tree import TaskTree
 from caesar_tui.workers import WorkerFailures
 
+if TYPE_CHECKING:
+    from caesar_core.git import TreeDiff
+
 Terminal = Callable[[str], None]
 """Writes an escape sequence to the terminal, between frames."""
 
 
 def compute_diff(record: TaskRecord) -> TreeDiff | None:
+    from caesar_core.runner import worktrees  # pygit2: when a diff is first asked for
+
     return worktrees.task_diff(record, with_patch=True)
 
 
