@@ -5,7 +5,8 @@ A project of 1,000 tasks and 200,000 events is written to a temporary directory;
 measures it from outside:
 
 1. first full frame: from starting the process to the first frame with every task in the tree
-   and the selected task's activity shown (the app writes that moment to the file
+   (those on screen with what their whole logs say: the app reads their logs first) and the
+   selected task's activity shown (the app writes that moment to the file
    ``CAESAR_WATCH_MILESTONES`` names, on the system's monotonic clock); goal <= 1.0 s;
 2. idle CPU: the process's CPU time (every thread, ``/proc/PID/task/*/schedstat``) over an
    idle window once every log is read, nothing appended; goal <= 1% of a core;
@@ -251,6 +252,8 @@ class Run:
     """What one ``caesar watch`` process measured."""
 
     frame: float
+    frame_cpu: float
+    """CPU seconds the process had used by then: what a loaded machine does not inflate."""
     read: float
     idle: float
     """CPU seconds per second."""
@@ -265,9 +268,10 @@ def ours(root: Path, tmp: Path, ids: list[str], probes: int, idle_s: float, run:
     env = environment(tmp) | {MILESTONES: str(marks)}
     app = Terminal([CAESAR, "watch", "--root", str(root), "--no-notify"], env, root)
     try:
-        frame = milestone(marks, "frame", app) - app.started
-        read = milestone(marks, "read", app) - app.started
         pid = app.process.pid
+        frame = milestone(marks, "frame", app) - app.started
+        frame_cpu = cpu_seconds(pid)  # a few ms late: the milestone is polled
+        read = milestone(marks, "read", app) - app.started
         time.sleep(1.0)  # the last repaint of the catch-up settles
         before, began = cpu_seconds(pid), time.monotonic()
         time.sleep(idle_s)
@@ -285,7 +289,7 @@ def ours(root: Path, tmp: Path, ids: list[str], probes: int, idle_s: float, run:
             # The call ends, as an agent's do: no probe is left running for the next run.
             append(events, probe_line(ids[0], token, seq + 1, ToolStatus.SUCCEEDED))
             time.sleep(0.05)
-        return Run(frame, read, idle, latencies, peak_mb(pid))
+        return Run(frame, frame_cpu, read, idle, latencies, peak_mb(pid))
     finally:
         app.close()
 
@@ -364,6 +368,7 @@ def main() -> int:
         results = [ours(root, tmp, ids, args.probes, args.idle, run) for run in range(args.runs)]
         ref = reference(root, ids, max(10, args.probes // 4))
     frames = [r.frame for r in results]
+    frame_cpus = [r.frame_cpu for r in results]
     reads = [r.read for r in results]
     idles = [r.idle for r in results]
     mbs = [r.mb for r in results]
@@ -375,7 +380,8 @@ def main() -> int:
     ok_p95 = max(p95s) <= P95_GOAL_MS and max(p95s) / ref_p95 <= RATIO_GOAL
     ok_mb = max(mbs) <= MEMORY_GOAL_MB
     print(
-        f"  first full frame         {spread(frames, ' ms', 1000)}   bare Textual app "
+        f"  first full frame         {spread(frames, ' ms', 1000)} "
+        f"(CPU {spread(frame_cpus, ' ms', 1000)})   bare Textual app "
         f"{floor_frame * 1000:.0f} ms, ratio {spread([f / floor_frame for f in frames], 'x', 1, 2)}"
         f"   (goal <= {FRAME_GOAL_S * 1000:.0f} ms {mark(ok_frame)})"
     )

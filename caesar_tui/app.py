@@ -9,6 +9,7 @@ and a desktop notification for a task not on screen). Everything about tasks is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 from collections.abc import Callable, Mapping
@@ -41,6 +42,9 @@ from caesar_tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
     from caesar_core.git import TreeDiff
+
+FIRST_FRAME_WAIT_S = 2.0
+"""How long the rest of the project waits for the first frame to be drawn."""
 
 Terminal = Callable[[str], None]
 """Writes an escape sequence to the terminal, between frames."""
@@ -134,6 +138,10 @@ class CaesarApp(WorkerFailures, App[None]):
         first = await asyncio.to_thread(self.source.initial, max(self.size.height, 1))
         self.main.post_message(first)
         self._settle()
+        # The rest of the project once the first screen is drawn (reading it meanwhile would
+        # take the interpreter from the drawing), or after a while if drawing is held up.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.main.painted.wait(), FIRST_FRAME_WAIT_S)
         complete = False
         async for update in self.source.updates():
             if update.views:

@@ -3,8 +3,9 @@
 Only when ``CAESAR_WATCH_MILESTONES`` names a file (the benchmark sets it, nothing else does):
 each milestone appends ``NAME SECONDS`` to it, ``SECONDS`` on the system's monotonic clock
 (``time.monotonic``), which the benchmark's own process reads too. ``frame``: the first full
-frame is painted (every task in the tree, the selected task's activity shown); ``read``: every
-task's log is read and the watcher follows the project.
+frame is painted (every task in the tree, those on screen with what their logs say, and the
+selected task's activity); ``read``: every task's log is read and the watcher follows the
+project.
 """
 
 from __future__ import annotations

@@ -162,6 +162,9 @@ class MainScreen(WorkerFailures, Screen[None]):
         """The latest view of every task of the project."""
         self.filter_text = ""
         self.loaded = asyncio.Event()
+        self.painted = asyncio.Event()
+        """Set once the first full frame is drawn: the app reads the rest of the project
+        after it, so that the first screen has the machine to itself."""
         """Set once the first scan is on screen: tests and the benchmark wait on it."""
 
     def compose(self) -> ComposeResult:
@@ -214,22 +217,24 @@ class MainScreen(WorkerFailures, Screen[None]):
         if not update.full:  # the first scan is what was there, not news
             for item in news(before, update.views):
                 self.post_message(Announced(item, on_screen=item.task_id == selected))
-        elif not self.loaded.is_set() and milestones.wanted():
-            self._mark_first_frame()
+        elif not self.loaded.is_set():
+            self._await_first_frame()
         self.loaded.set()
 
-    def _mark_first_frame(self) -> None:
-        """The ``frame`` milestone (benchmarks only): painted once the first scan is on screen
-        and the selected task's activity is read."""
-        marked = False
+    def _await_first_frame(self) -> None:
+        """``painted`` (and the ``frame`` milestone) once the first scan is on screen and the
+        selected task's activity is read and drawn."""
 
         def shown(loading: bool) -> None:
-            nonlocal marked
-            if not loading and not marked:
-                marked = True
-                self.call_after_refresh(milestones.mark, "frame")
+            if not loading and not self.painted.is_set():
+                self.call_after_refresh(self._painted)
 
         self.watch(self.query_one(ActivityView), "loading", shown)
+
+    def _painted(self) -> None:
+        if not self.painted.is_set():
+            self.painted.set()
+            milestones.mark("frame")
 
     def tick(self) -> None:
         """Once a second: ages, stall marks, spinners and countdowns follow the clock."""
