@@ -173,8 +173,17 @@ class RowTable(ScrollView, can_focus=True):
         self._row_keys.append(key)
         self._row_cells[key] = list(cells)
         self._row_versions[key] = 0
-        self.virtual_size = Size(self._table_width, len(self._row_keys) + 1)
+        self._grow(Size(self._table_width, len(self._row_keys) + 1))
         self._refresh_row(len(self._row_keys) - 1)
+
+    def _grow(self, size: Size) -> None:
+        """A taller table. Setting ``virtual_size`` lays the whole screen out again; a table
+        that scrolls already only needs its scrollbar told (what a row appended changes)."""
+        if self.show_vertical_scrollbar and size.height > self.virtual_size.height:
+            self.set_reactive(RowTable.virtual_size, size)
+            self.vertical_scrollbar.window_virtual_size = size.height
+        else:
+            self.virtual_size = size
 
     def update_row(self, key: str, cells: dict[str, Content]) -> None:
         """Replace the cells named by column key of the row ``key``."""
