@@ -7,6 +7,7 @@ a thousand tasks cost their visible lines, and the clock's tick looks at those l
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -28,18 +29,24 @@ from caesar_core.events.fold import STALL_AFTER
 from caesar_core.humanize import age, clip, one_line
 from caesar_core.runner.slots import pid_alive
 from caesar_core.store import TaskNode, build_tree
-from caesar_core.store.record import checks_mark
+from caesar_core.store.record import ChecksMark, checks_mark
 from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.keys import bind
 from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
-from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part
+from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part, PartKey
 
 HEADLINE_WIDTH = 70
-ClockKey = tuple[str, bool]
-"""What of a label the clock moves: the age as shown, and the stall mark."""
+ClockKey = tuple[str, bool, ChecksMark]
+"""What of a label moves with the clock: the age as shown, the stall mark, the checks."""
 Label = tuple[Part, ...]
 """A label as the parts it is drawn from."""
+FixedParts = tuple[Label, Label, Label]
+"""What of a label only the task's view decides: before the checks, the agent, after the
+age and stall mark."""
+BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int]
+"""A label as built: from which view and clock key, its parts, those of them the view alone
+decides, and its serial number."""
 _UNBUILT = Text()
 READING = "reading its log…"
 """The headline of a task whose log is not read yet (the first screen reads its own first)."""
@@ -125,12 +132,17 @@ class TaskTree(Tree[str]):
         self._filter = ""
         self._now = datetime.fromtimestamp(0, UTC)
         """The clock as of the last update or tick: what labels are drawn with."""
-        self._labels: dict[str, tuple[TaskView, ClockKey, Label]] = {}
+        self._labels: dict[str, BuiltLabel] = {}
         """Each task's label as last built, with the view and clock key it was built from."""
         self._line_style = Style()
+        self._keys: tuple[datetime, dict[str, ClockKey]] = (self._now, {})
+        """The clock keys the last tick computed for the lines on screen, and its clock."""
+        self._serial = 0
+        """Counts labels built: a line drawn is kept by the serial of its label."""
         self._drawing: LineDrawing | None = None
         """The component styles of the frame being drawn (asked on its first line)."""
         self._drawn: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        self._part_styles: LRUCache[PartKey, Style] = LRUCache(4096)
 
     def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
         """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
@@ -158,14 +170,15 @@ class TaskTree(Tree[str]):
     def _refresh_stale_lines(self) -> None:
         """Redraw the visible lines whose label the clock has changed since it was built."""
         top = self.scroll_offset.y
-        for line in range(top, top + self.size.height):
-            node = self.get_node_at_line(line)
-            if node is None or node.data is None:
-                continue
-            built = self._labels.get(node.data)
-            view = self._views[node.data]
-            if built is not None and built[1] != self._clock_key(view, self._now):
-                node.refresh()
+        now, keys = self._now, dict[str, ClockKey]()
+        for line in self._tree_lines[top : top + self.size.height]:
+            task_id = line.node.data
+            built = self._labels.get(task_id) if task_id is not None else None
+            if task_id is not None and built is not None:
+                keys[task_id] = key = self._clock_key(built[0], now)
+                if built[1] != key:
+                    line.node.refresh()
+        self._keys = (now, keys)  # the lines drawn next are built with these
 
     def set_filter(self, query: str, now: datetime) -> None:
         self._filter = query
@@ -225,6 +238,7 @@ class TaskTree(Tree[str]):
         super().notify_style_update()
         self._labels.clear()  # a new theme: the labels' colours with it
         self._drawn.clear()
+        self._part_styles.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # once a frame: Tree asks for it again every line
@@ -247,13 +261,13 @@ class TaskTree(Tree[str]):
         path = line.path
         node = path[-1]
         is_hover = self.hover_line >= 0 and any(step._hover for step in path)
-        parts = self._parts(line.node.data)
+        _, _, parts, _, serial = self._built(line.node.data)
         updates = tuple(step._updates for step in path)
-        key = (y, x1, x2, is_hover, width, self._pseudo_classes, updates, base_style, parts)
+        key = (y, x1, x2, is_hover, width, self._pseudo_classes, updates, base_style, serial)
         strip = self._drawn.get(key)
         if strip is None:
             if self._drawing is None:
-                self._drawing = LineDrawing(self)
+                self._drawing = LineDrawing(self, self._part_styles)
             prefix = self._prefix(node, base_style)[0]
             drawing = self._drawing
             whole = drawing.line(y, path, line.last, is_hover, base_style, prefix, parts, width)
@@ -281,30 +295,42 @@ class TaskTree(Tree[str]):
         return icon, base_style + TOGGLE
 
     def _parts(self, task_id: str) -> Label:
-        """The task's label now, built again only when its view or the clock changed it."""
+        """The task's label now, built again only when its view or the clock changed it (the
+        clock's parts alone when only the clock did)."""
+        return self._built(task_id)[2]
+
+    def _built(self, task_id: str) -> BuiltLabel:
         view = self._views[task_id]
-        key = self._clock_key(view, self._now)
+        at, keys = self._keys
+        key = keys.get(task_id) if at is self._now else None
+        if key is None:
+            key = self._clock_key(view, self._now)
         built = self._labels.get(task_id)
-        if built is not None and built[0] is view and built[1] == key:
-            return built[2]
-        label = self._label(view, key)
-        self._labels[task_id] = (view, key, label)
-        return label
+        if built is not None and built[0] is view:
+            if built[1] == key:
+                return built
+            fixed = built[3]
+        else:
+            fixed = self._fixed_parts(view)
+        self._serial += 1
+        built = self._labels[task_id] = (view, key, self._label(fixed, key), fixed, self._serial)
+        return built
 
     def _clock_key(self, view: TaskView, now: datetime) -> ClockKey:
-        """What of a label depends on the clock: the age as shown, and the stall mark."""
+        """What of a label moves without any change on disk: the age as shown, the stall
+        mark, and caesar's checks (a running check whose process is gone is not run)."""
         record, activity = view.record, view.activity
         stalled = (
             not record.status.terminal
             and activity.last_at is not None
             and now - activity.last_at >= STALL_AFTER
         )
-        return age((now - record.created_at).total_seconds()), stalled
+        shown_age = age((now - record.created_at).total_seconds())
+        return shown_age, stalled, checks_mark(record.checks, pid_alive)
 
-    def _label(self, view: TaskView, clock: ClockKey) -> Label:
+    def _fixed_parts(self, view: TaskView) -> FixedParts:
+        """The parts of a task's label that only its view decides."""
         record, activity = view.record, view.activity
-        status = record.status
-        shown_age, stalled = clock
         who = safe_text(record.role or record.agent)
         if view.needs_input:
             headline = view.asking
@@ -313,21 +339,33 @@ class TaskTree(Tree[str]):
         headline = clip(safe_text(one_line(headline)), HEADLINE_WIDTH)
         # One mark column: a task waiting on a person shows the question mark in its place, so
         # the ids of every row stay aligned.
-        mark = NEEDS_INPUT if view.needs_input else STATUS[status]
-        checked = CHECKS[checks_mark(record.checks, pid_alive)]
-        parts = (
-            (mark.glyph + " ", mark.style),
-            (record.id[2:10], "bold"),
-            (" " + checked.glyph, checked.style),
-            (f" {who:<10.10} ", "$text-secondary"),
-            (f"{shown_age:>4} ", MUTED),
-            (f"{STALLED.glyph} " if stalled else "", STALLED.style),
+        mark = NEEDS_INPUT if view.needs_input else STATUS[record.status]
+        head = ((mark.glyph + " ", mark.style), (record.id[2:10], "bold"))
+        agent = ((f" {who:<10.10} ", "$text-secondary"),)
+        tail = (
             # The turns of a task (caesar continue) are one chain under its first turn.
             (f"turn {record.turn} " if record.chained else "", "$text-accent"),
             (headline, "$text-warning" if view.needs_input else MUTED if view.reading else ""),
         )
-        # Built with the theme's variables like every pane; the tree draws Rich text, so each
-        # style is resolved once a theme (_rich_style), not on every label.
+        return self._resolved(head), self._resolved(agent), self._resolved(tail)
+
+    def _label(self, fixed: FixedParts, clock: ClockKey) -> Label:
+        head, agent, tail = fixed
+        shown_age, stalled, checks = clock
+        checked = CHECKS[checks]
+        moving = self._resolved(((" " + checked.glyph, checked.style),))
+        timed = self._resolved(
+            (
+                (f"{shown_age:>4} ", MUTED),
+                (f"{STALLED.glyph} " if stalled else "", STALLED.style),
+            )
+        )
+        return head + moving + agent + timed + tail
+
+    def _resolved(self, parts: Iterable[tuple[str, str]]) -> Label:
+        """Parts with their styles as Rich draws them, the empty ones left out. Built with the
+        theme's variables like every pane; the tree draws Rich text, so each style is
+        resolved once a theme (_rich_style), not on every label."""
         theme = self.app.theme
         return tuple((text, _rich_style(style, theme)) for text, style in parts if text)
 

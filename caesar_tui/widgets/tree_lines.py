@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from textual.cache import LRUCache
 from textual.strip import Strip
 
 if TYPE_CHECKING:
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
 Part = tuple[str, Style]
 """A piece of a label and the Rich style it is drawn in."""
 
+PartKey = tuple[Style, Style, Style, int, int]
+"""What a label part's style is made of: the line's base style, the part's, the label's, the
+line and the node."""
+
 TOGGLE = Style.from_meta({"toggle": True})
 """How the tree marks its fold toggle (a click there folds the node), as Textual's does."""
 
@@ -36,7 +41,12 @@ TOGGLE = Style.from_meta({"toggle": True})
 class LineDrawing:
     """What one frame of a tree draws its lines with: asked once, on the frame's first line."""
 
-    def __init__(self, tree: Tree[Any]) -> None:
+    def __init__(self, tree: Tree[Any], part_styles: LRUCache[PartKey, Style]) -> None:
+        """Args:
+        tree: The tree drawn.
+        part_styles: Each label part's whole style by what makes it (kept by the tree between
+            frames: a line redrawn for its age has every other part's style already).
+        """
         styles = tree.get_component_styles
         rich = tree.get_component_rich_style
         self.tree = tree
@@ -52,6 +62,7 @@ class LineDrawing:
         self.cursor = rich("tree--cursor", partial=False)
         self._guides: dict[tuple[Style, bool], tuple[str, str, str, str]] = {}
         self._combined: dict[tuple[Style, ...], Style] = {}
+        self._part_styles = part_styles
 
     def _combine(self, *styles: Style) -> Style:
         """Styles added in order, once a frame (none of them carries meta)."""
@@ -94,18 +105,49 @@ class LineDrawing:
         base = self.highlight_line if is_hover else base_style
         at_line = Style(meta={"line": y})
         line_style = base + at_line
-        segments: list[Segment] = []
-        spanned = [True]
-        """Whether each segment has a style of its own: Rich's text rendering cuts only where
-        a style starts or ends, so pieces without one run on into a single segment."""
+        pieces = _Pieces()
+        self._guides_of(pieces, path, last, base, at_line)
+        label_style = self.label
+        if tree.hover_line == y:
+            label_style += self.highlight
+        if tree.cursor_line == y:
+            label_style += self.cursor
+        node_id = path[-1]._id
+        pieces.cut()  # the label starts: its node's meta starts there
+        if prefix:
+            meta = Style(meta={"node": node_id})
+            pieces.add(prefix, TOGGLE, line_style + (line_style + TOGGLE) + meta)
+            pieces.cut()  # the label's own style starts after the toggle
+        # Rich adds the line's style, the part's, the label's, then the node's meta; the same
+        # style with the three kept between lines and the two metas (the line's, then the
+        # node's) added last: one addition per part instead of three, and kept between
+        # frames (a line redrawn for its age has every other part's style already).
+        part_styles = self._part_styles
+        for text, style in parts:
+            key = (base, style, label_style, y, node_id)
+            whole = part_styles.get(key)
+            if whole is None:
+                metas = Style(meta={"line": y, "node": node_id})
+                whole = part_styles[key] = self._combine(base, style, label_style) + metas
+            pieces.add(text, style, whole)
+        segments = pieces.segments
+        drawn = sum(cell_len(segment.text) for segment in segments)
+        pad = max(tree.virtual_size.width, width) - drawn
+        if pad > 0:
+            segments.append(Segment(" " * pad, line_style))
+        return Strip(segments)
 
-        def add(text: str, own: Style, style: Style) -> None:
-            if not own and not spanned[-1]:
-                segments[-1] = Segment(segments[-1].text + text, style)
-            else:
-                segments.append(Segment(text, style))
-            spanned.append(bool(own))
-
+    def _guides_of(
+        self,
+        pieces: _Pieces,
+        path: Sequence[TreeNode[Any]],
+        last: bool,
+        base: Style,
+        at_line: Style,
+    ) -> None:
+        """The guides before a node's label, in the style its ancestors' hover and selection
+        give them, as ``Tree`` draws them."""
+        tree = self.tree
         guide_style = self.guide
         hidden = True
         hover = path[0]._hover
@@ -119,34 +161,32 @@ class LineDrawing:
             space, vertical, _, _ = self.guides(guide_style, hidden)
             if node != path[-1]:
                 guide = space if node.is_last else vertical
-                add(guide, guide_style, self._combine(base, guide_style) + at_line)
+                pieces.add(guide, guide_style, self._combine(base, guide_style) + at_line)
             hover = hover or node._hover
             selected = (selected or node._selected) and tree.has_focus
         if len(path) > 1:
             _, _, terminator, cross = self.guides(guide_style, hidden)
-            add(
-                terminator if last else cross,
-                guide_style,
-                self._combine(base, guide_style) + at_line,
-            )
-        label_style = self.label
-        if tree.hover_line == y:
-            label_style += self.highlight
-        if tree.cursor_line == y:
-            label_style += self.cursor
-        meta = Style(meta={"node": path[-1]._id})
-        spanned.append(True)  # the label starts: its node's meta starts there
-        if prefix:
-            add(prefix, TOGGLE, line_style + (line_style + TOGGLE) + meta)
-            spanned.append(True)  # the label's own style starts after the toggle
-        # Rich adds the line's style, the part's, the label's, then the node's meta; the same
-        # style with the three kept between lines and the two metas (the line's, then the
-        # node's) added last: one addition per part instead of three.
-        metas = Style(meta={"line": y, "node": path[-1]._id})
-        for text, style in parts:
-            add(text, style, self._combine(base, style, label_style) + metas)
-        drawn = sum(cell_len(segment.text) for segment in segments)
-        pad = max(tree.virtual_size.width, width) - drawn
-        if pad > 0:
-            segments.append(Segment(" " * pad, line_style))
-        return Strip(segments)
+            style = self._combine(base, guide_style) + at_line
+            pieces.add(terminator if last else cross, guide_style, style)
+
+
+class _Pieces:
+    """A line's segments as Rich's text rendering cuts them: only where a style starts or
+    ends, so consecutive pieces without a style of their own run on into one segment."""
+
+    def __init__(self) -> None:
+        self.segments: list[Segment] = []
+        self._styled = True
+        """Whether the last piece had a style of its own (or a cut came after it)."""
+
+    def add(self, text: str, own: Style, style: Style) -> None:
+        segments = self.segments
+        if not own and not self._styled:
+            segments[-1] = Segment(segments[-1].text + text, style)
+        else:
+            segments.append(Segment(text, style))
+        self._styled = bool(own)
+
+    def cut(self) -> None:
+        """A style starts here: the next piece is a segment of its own."""
+        self._styled = True
