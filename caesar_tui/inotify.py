@@ -20,7 +20,7 @@ import errno
 import os
 import struct
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -203,7 +203,7 @@ class Inotify:
             if mask & IN_ISDIR and mask & _APPEARED:
                 self._maybe_watch(watch, name, self._pending)
 
-    async def batches(self) -> AsyncIterator[set[str]]:
+    async def batches(self) -> AsyncGenerator[set[str]]:
         """The paths that changed since the last batch, as soon as there are any."""
         loop = asyncio.get_running_loop()
         loop.add_reader(self._fd, self._on_readable)

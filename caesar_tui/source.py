@@ -206,9 +206,10 @@ class ProjectSource:
             notifier = await asyncio.to_thread(inotify.Inotify, roots)
         except inotify.WatchError:
             return
+        stream = notifier.batches()
         try:
             yield {CATCH_UP}
-            async for paths in notifier.batches():
+            async for paths in stream:
                 if inotify.OVERFLOW in paths:  # changes were lost: read everything again
                     yield (paths - {inotify.OVERFLOW}) | {CATCH_UP}
                 else:
@@ -216,6 +217,7 @@ class ProjectSource:
         except inotify.WatchError:
             return
         finally:
+            await stream.aclose()  # off the event loop before the descriptor is closed
             notifier.close()
 
     def close(self) -> None:
