@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 
+from caesar_core import safefs
 from caesar_core.errors import CaesarError
 from caesar_core.events.activity import Activity
 from caesar_core.events.fold import ActivityFold
@@ -154,7 +155,7 @@ class ProjectMonitor:
         self._unread = dict.fromkeys(task_id for task_id in order if task_id not in now)
         for record in records:
             logs = {"events"} if record.id in now else set()
-            self._read(record, {"mailbox", "approvals"} | logs)
+            self._read(record, self._present(record.id) | logs)
             self._tasks[record.id].fresh = []  # history is read on demand, not kept
         return {record.id for record in records}
 
@@ -192,9 +193,29 @@ class ProjectMonitor:
         ids: set[str] = set()
         for record in self._listing():
             waiting = record.id in self._unread
-            self._read(record, {"mailbox", "approvals"} | (set() if waiting else {"events"}))
+            self._read(record, self._present(record.id) | (set() if waiting else {"events"}))
             ids.add(record.id)
         return ids
+
+    def _present(self, task_id: str) -> set[str]:
+        """Which of a task's mailbox and approvals are worth reading when every task is read:
+        a task directory without them (most tasks) is listed once rather than looked into
+        twice; one that cannot be listed is read as usual (and tells why)."""
+        try:
+            names = {name for name, _ in safefs.entries(self.store.tasks_dir, task_id)}
+        except (OSError, ValueError):
+            return {"mailbox", "approvals"}
+        present = set()
+        task = self._tasks.get(task_id)
+        if names & {"questions", "answers"}:
+            present.add("mailbox")
+        elif task is not None:
+            task.questions = []
+        if APPROVALS_DIR in names:
+            present.add("approvals")
+        elif task is not None:
+            task.held = []
+        return present
 
     def _listing(self) -> list[TaskRecord]:
         listing = self.store.list()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -172,4 +173,24 @@ def test_a_change_to_a_task_not_read_yet_reads_its_log(tmp_path: Path) -> None:
     view = monitor.view(ids[2], NOW)
     assert not view.reading and view.activity.speech == "task 2"
     assert monitor.unread == 1 and monitor.read_more(5) == {ids[1]}
+    monitor.close()
+
+
+def test_a_full_read_finds_a_mailbox_that_appeared_and_forgets_one_that_went(
+    tmp_path: Path,
+) -> None:
+    """Reading every task lists each task directory once, and reads the mailbox of those that
+    have one: a question asked before the watcher began is found, a mailbox removed is gone."""
+    store = TaskStore(tmp_path)
+    record = make_record()
+    paths = store.create(record)
+    monitor = ProjectMonitor(tmp_path)
+    monitor.scan()
+    assert not monitor.view(record.id, NOW).needs_input
+    ask(paths, "Proceed?", ["yes", "no"])
+    assert monitor.catch_up() == {record.id}
+    assert monitor.view(record.id, NOW).pending[0].question == "Proceed?"
+    shutil.rmtree(paths.questions)
+    assert monitor.catch_up() == {record.id}
+    assert not monitor.view(record.id, NOW).needs_input
     monitor.close()
