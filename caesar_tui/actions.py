@@ -6,7 +6,8 @@ Plain blocking functions, no Textual: the main screen runs each in a thread work
 ``act``) and shows the :class:`Outcome`. They go through caesar_core exactly as the CLI does.
 A refusal (:class:`~caesar_core.errors.CaesarError`: already answered, unknown task, a
 conflict) is an outcome; anything else is unexpected and propagates, so the worker fails and
-the person is told (:mod:`caesar_tui.workers`).
+the person is told (:mod:`caesar_tui.workers`). What reaches for git (``worktrees``,
+``turns``: pygit2) is imported by the action that needs it, not when the app starts.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from caesar_core.executable import caesar_command
 from caesar_core.protocol.approvals import ApprovalDecision
 from caesar_core.review import comments
 from caesar_core.review.hunks import Pick
-from caesar_core.runner import control, turns, worktrees
+from caesar_core.runner import control
 from caesar_core.store.approvals import answer_approval
 from caesar_core.store.ids import short_task_id
 from caesar_core.store.record import TaskRecord
@@ -66,6 +67,8 @@ def decide(store: TaskStore, task_id: str, approval_id: str, decision: ApprovalD
 def apply(store: TaskStore, record: TaskRecord, paths: Sequence[str] | None) -> Outcome:
     """The task's changes (or only ``paths``) into the main working tree, uncommitted."""
     try:
+        from caesar_core.runner import worktrees
+
         result = worktrees.apply(store, record, paths)
     except CaesarError as error:
         return Outcome("Apply", str(error), ok=False)
@@ -77,6 +80,8 @@ def apply(store: TaskStore, record: TaskRecord, paths: Sequence[str] | None) -> 
 def apply_hunks(store: TaskStore, record: TaskRecord, picks: Sequence[Pick]) -> Outcome:
     """Only the chosen hunks (or lines of them) into the main working tree, uncommitted."""
     try:
+        from caesar_core.runner import worktrees
+
         result = worktrees.apply(store, record, picks=picks)
     except CaesarError as error:
         return Outcome("Apply", str(error), ok=False)
@@ -92,6 +97,8 @@ def apply_hunks(store: TaskStore, record: TaskRecord, picks: Sequence[Pick]) -> 
 def reject(store: TaskStore, record: TaskRecord, picks: Sequence[Pick], reason: str) -> Outcome:
     """Revert the chosen hunks in the task's worktree, recorded as rejected (with ``reason``)."""
     try:
+        from caesar_core.runner import worktrees
+
         result = worktrees.reject(store, record, picks, reason=reason)
     except CaesarError as error:
         return Outcome("Reject", str(error), ok=False)
@@ -133,6 +140,8 @@ def cancel(store: TaskStore, task_id: str) -> Outcome:
 
 def discard(store: TaskStore, record: TaskRecord) -> Outcome:
     try:
+        from caesar_core.runner import worktrees
+
         worktrees.discard(store, record)
     except CaesarError as error:
         return Outcome("Discard", str(error), ok=False)
@@ -148,6 +157,8 @@ def request_changes(store: TaskStore, record: TaskRecord, message: str) -> Outco
     at once when the task cannot be continued; else run by a detached ``caesar continue``
     (the app follows it as any task) and its new turn's id awaited."""
     try:
+        from caesar_core.runner import turns
+
         turns.refuse_unless_continuable(store.get(record.id))
     except CaesarError as error:
         return Outcome("Request changes", str(error), ok=False)

@@ -9,19 +9,20 @@ and a desktop notification for a task not on screen). Everything about tasks is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App
 from textual.binding import BindingType
 from textual.screen import Screen
 
-from caesar_core.git import TreeDiff
-from caesar_core.runner.taskdiff import task_diff
 from caesar_core.store.record import TaskRecord
+from caesar_tui import milestones
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.keys import bind
 from caesar_tui.messages import Announced
@@ -39,11 +40,19 @@ from caesar_tui.widgets.questions import QuestionForm, QuestionsPane
 from caesar_tui.widgets.task_tree import TaskTree
 from caesar_tui.workers import WorkerFailures
 
+if TYPE_CHECKING:
+    from caesar_core.git import TreeDiff
+
+FIRST_FRAME_WAIT_S = 2.0
+"""How long the rest of the project waits for the first frame to be drawn."""
+
 Terminal = Callable[[str], None]
 """Writes an escape sequence to the terminal, between frames."""
 
 
 def compute_diff(record: TaskRecord) -> TreeDiff | None:
+    from caesar_core.runner.taskdiff import task_diff  # pygit2: when a diff is first asked for
+
     return task_diff(record, with_patch=True)
 
 
@@ -78,6 +87,7 @@ class CaesarApp(WorkerFailures, App[None]):
         keys: Mapping[str, str] | None = None,
         terminal: Terminal | None = None,
         environ: Mapping[str, str] | None = None,
+        freeze_gc: bool = False,
     ) -> None:
         """Args:
         source: The project, watched.
@@ -87,6 +97,10 @@ class CaesarApp(WorkerFailures, App[None]):
         keys: ``[watch.keys]``: keys by action id, replacing the defaults.
         terminal: Where escape sequences go (default: the terminal, through the driver).
         environ: The environment that says which terminal this is (default: ``os.environ``).
+        freeze_gc: Once the project is read, move what is alive out of the cyclic garbage
+            collector's way (``gc.freeze``): a full collection over a thousand tasks' state
+            stalls the screen for hundreds of milliseconds. ``caesar watch`` sets it; an app
+            in a test leaves it off (it would pin its process's garbage).
         """
         super().__init__()
         self.source = source
@@ -96,6 +110,7 @@ class CaesarApp(WorkerFailures, App[None]):
         self.keys = dict(keys or {})
         self._terminal = terminal
         self.environ = os.environ if environ is None else environ
+        self.freeze_gc = freeze_gc
         self.main = MainScreen(
             source.files,
             clock=clock,
@@ -118,12 +133,28 @@ class CaesarApp(WorkerFailures, App[None]):
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def follow_project(self) -> None:
-        """The first scan, then one batch per file notification; reading happens in threads."""
-        self.main.post_message(await asyncio.to_thread(self.source.initial))
-        async for paths in self.source.changes():
-            update = await asyncio.to_thread(self.source.apply, paths)
+        """The first scan (the logs of the tasks a screen shows), then the other logs and what
+        changes on disk; reading happens in threads."""
+        first = await asyncio.to_thread(self.source.initial, max(self.size.height, 1))
+        self.main.post_message(first)
+        self._settle()
+        # The rest of the project once the first screen is drawn (reading it meanwhile would
+        # take the interpreter from the drawing), or after a while if drawing is held up.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.main.painted.wait(), FIRST_FRAME_WAIT_S)
+        complete = False
+        async for update in self.source.updates():
             if update.views:
                 self.main.post_message(update)
+            if not complete and self.source.complete:
+                complete = True
+                self.call_after_refresh(self._settle)
+                milestones.mark("read")
+
+    def _settle(self) -> None:
+        """What is alive now lives long: out of the collector's way (``freeze_gc``)."""
+        if self.freeze_gc:
+            gc.freeze()
 
     @on(Announced)
     def _announced(self, message: Announced) -> None:
@@ -160,6 +191,7 @@ def make_app(
     keys: Mapping[str, str] | None = None,
     terminal: Terminal | None = None,
     environ: Mapping[str, str] | None = None,
+    freeze_gc: bool = False,
 ) -> CaesarApp:
     return CaesarApp(
         ProjectSource(root, only=only, poll=poll, clock=clock),
@@ -169,4 +201,5 @@ def make_app(
         keys=keys,
         terminal=terminal,
         environ=environ,
+        freeze_gc=freeze_gc,
     )

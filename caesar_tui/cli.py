@@ -51,7 +51,12 @@ def watch(
 
     settings = load_config(root).config.watch  # a bad [watch] stops here, located
     app = make_app(
-        root, only=task_ids, poll=poll, notify=settings.notify and not no_notify, keys=settings.keys
+        root,
+        only=task_ids,
+        poll=poll,
+        notify=settings.notify and not no_notify,
+        keys=settings.keys,
+        freeze_gc=True,
     )
     app.run()
 

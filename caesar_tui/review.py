@@ -15,11 +15,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from caesar_core.git.diff import FileChange, TreeDiff, patch_digest
 from caesar_core.review.hunks import Hunk, Pick, recorded
 from caesar_core.store.record import TaskRecord
 from caesar_core.terminal import quote_path
+
+if TYPE_CHECKING:
+    from caesar_core.git.diff import FileChange, TreeDiff
 
 __all__ = [
     "Box",
@@ -88,6 +91,8 @@ def done_of(record: TaskRecord, diff: TreeDiff | None) -> Done:
     rejected = dict(Counter(entry.path for entry in record.rejected_hunks))
     if diff is None:
         return Done({}, rejected)
+    from caesar_core.git.diff import patch_digest  # pygit2: once there is a diff
+
     hunks = [hunk for change in diff.files for hunk in change.hunks]
     if record.applied_digest is not None and record.applied_digest == patch_digest(diff.patch):
         return Done(dict.fromkeys((hunk.id for hunk in hunks), None), rejected)

@@ -1,20 +1,34 @@
-"""caesar_core never reaches for the screen, proven in fresh interpreters.
+"""caesar_core never reaches for the screen, and no command loads what it does not need,
+proven in fresh interpreters.
 
 The core is what the MCP servers and the hook path run; loading Textual there would cost start-up
-time on every hook call and make the core depend on its own front end.
+time on every hook call and make the core depend on its own front end. Each plain command is run
+for real and its process's modules listed when it exits (import lists, not timings): a command
+that starts loading the screen, git, the MCP SDK, Dask or building JSON Schemas fails here.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import pkgutil
 import subprocess
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 import caesar_core
 import caesar_tui
+from caesar_core.events import EventWriter
+from caesar_core.protocol import Message, ToolStatus, ToolUse
+from caesar_core.store import TaskStore
+from tests.bridge.core_support import Bridge
+from tests.bridge.hookkit import HookWorld, fixture
+from tests.store.conftest import make_record
 
 SCREEN = ("textual", "rich", "caesar_tui")
 HEAVY = ("pygit2", "mcp", "watchfiles")
@@ -202,3 +216,172 @@ def test_a_module_of_a_package_loads_without_its_siblings() -> None:
         "caesar_core.store.store",
         "caesar_core.events.fold",
     }
+
+
+# -- what each command loads, run for real --------------------------------------------------
+
+PLAIN_HEAVY = frozenset({*SCREEN, *HEAVY, "distributed"})
+"""What no plain command needs: the screen, git, the MCP SDK, the file watcher, Dask."""
+HOT_PATH_HEAVY = PLAIN_HEAVY | {"click", "pydantic", "pydantic_core"}
+"""``caesar bridge`` and ``caesar hook`` run once per tool call: stdlib only."""
+
+COMMAND_PROBE = """
+import atexit, importlib.abc, importlib.machinery, json, os, sys
+
+schemas = []
+
+
+class CountSchemas(importlib.abc.MetaPathFinder):
+    '''Once pydantic's JSON Schema module loads (it comes with pydantic's models), count the
+    schemas generated: a command that builds one at run time pays for it on every start.'''
+
+    def find_spec(self, name, path, target=None):
+        if name != "pydantic.json_schema":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            generate = module.GenerateJsonSchema.generate
+
+            def counted(self, *args, **kwargs):
+                schemas.append(1)
+                return generate(self, *args, **kwargs)
+
+            module.GenerateJsonSchema.generate = counted
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, CountSchemas())
+
+
+def report():
+    with open(os.environ["PROBE_REPORT"], "w") as out:
+        json.dump({"modules": sorted(sys.modules), "schemas": len(schemas)}, out)
+
+
+atexit.register(report)
+sys.argv = ["caesar", *sys.argv[1:]]
+from caesar_core.cli.entry import main
+
+main()
+"""
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a command's process had loaded when it exited, and the JSON Schemas it built."""
+
+    modules: frozenset[str]
+    """Top-level packages."""
+    schemas: int
+
+
+def ran(
+    tmp: Path, *args: str, env: Mapping[str, str] | None = None, stdin: bytes = b"", cwd: Path
+) -> Ran:
+    report = tmp / "probe.json"
+    report.unlink(missing_ok=True)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("CAESAR_")}
+    base |= {"XDG_CONFIG_HOME": str(tmp / "no-config"), **(env or {})}
+    subprocess.run(
+        [sys.executable, "-c", COMMAND_PROBE, *args],
+        input=stdin,
+        capture_output=True,
+        env={**base, "PROBE_REPORT": str(report)},
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )
+    data = json.loads(report.read_text())
+    return Ran(frozenset(name.split(".")[0] for name in data["modules"]), data["schemas"])
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A project with two tasks, one of which said things (``ps`` and ``logs`` read them)."""
+    root = tmp_path_factory.mktemp("project")
+    store = TaskStore(root)
+    records = [make_record(), make_record()]
+    for record in records:
+        store.create(record)
+    with EventWriter(store.paths(records[0].id).events, records[0].id) as events:
+        events.append(Message(text="hello"))
+        events.append(ToolUse(tool="bash", id="c1", input_summary="ls", status=ToolStatus.STARTED))
+    return root, records[0].id
+
+
+def test_version_loads_no_machinery_at_all(tmp_path: Path) -> None:
+    loaded = ran(tmp_path, "--version", cwd=tmp_path)
+    assert "caesar_core" in loaded.modules
+    assert not loaded.modules & (PLAIN_HEAVY | {"pydantic"})
+    assert loaded.schemas == 0
+
+
+def test_the_schema_command_loads_neither_the_screen_nor_git(tmp_path: Path) -> None:
+    loaded = ran(tmp_path, "protocol", "schema", "report", "--strict", cwd=tmp_path)
+    assert "caesar_core" in loaded.modules
+    assert not loaded.modules & PLAIN_HEAVY
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("ps", "--all"), ("ps", "--all", "--json"), ("logs", "ID"), ("logs", "ID", "--json")],
+    ids=" ".join,
+)
+def test_reading_commands_load_no_screen_git_or_schema_building(
+    tmp_path: Path, project: tuple[Path, str], args: tuple[str, ...]
+) -> None:
+    root, task_id = project
+    argv = [task_id if arg == "ID" else arg for arg in args]
+    loaded = ran(tmp_path, *argv, "--root", str(root), cwd=root)
+    assert "caesar_core" in loaded.modules
+    assert not loaded.modules & PLAIN_HEAVY
+    assert loaded.schemas == 0
+
+
+def test_the_bridge_loads_only_the_standard_library(tmp_path: Path) -> None:
+    bridge = Bridge(tmp_path)
+    admission = bridge.begin()["admission_id"]
+    request = {"op": "pre-tool", "admission_id": admission, "tool": "Bash"}
+    request |= {"tool_input": {"command": "ls"}}
+    loaded = ran(
+        tmp_path, "bridge", env=bridge.env, stdin=json.dumps(request).encode(), cwd=tmp_path
+    )
+    assert "caesar_core" in loaded.modules
+    assert not loaded.modules & HOT_PATH_HEAVY
+
+
+def hook_call(tmp: Path, world: HookWorld) -> Ran:
+    payload = json.dumps(world.localize(fixture("claude-code", "pre_tool_bash"))).encode()
+    return ran(tmp, "hook", "claude-code", env=world.env(), stdin=payload, cwd=world.project)
+
+
+def test_a_client_hook_loads_only_the_standard_library(tmp_path: Path) -> None:
+    """A tool call of a session already begun (the first call of a session begins it)."""
+    world = HookWorld(tmp_path)
+    hook_call(tmp_path, world)
+    loaded = hook_call(tmp_path, world)
+    assert "caesar_core" in loaded.modules
+    assert not loaded.modules & HOT_PATH_HEAVY
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 17 CLI part: a session's first hook call begins it, and begin reads the "
+    "project's config through caesar_core.config, which loads pydantic",
+)
+def test_a_sessions_first_hook_call_loads_only_the_standard_library(tmp_path: Path) -> None:
+    loaded = hook_call(tmp_path, HookWorld(tmp_path))
+    assert "caesar_core" in loaded.modules
+    assert not loaded.modules & HOT_PATH_HEAVY
+
+
+def test_the_watch_app_leaves_git_until_a_diff_is_asked_for() -> None:
+    """``caesar watch`` starts without pygit2: the Diff tab's worker imports it."""
+    loaded = loaded_after("import caesar_tui.app, caesar_tui.cli")
+    assert "textual" in loaded
+    assert "pygit2" not in loaded

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from caesar_core.watch.monitor import ProjectMonitor, TaskView
+from caesar_core.watch.monitor import ProjectMonitor, TaskView, WatchedDir
 
-__all__ = ["ProjectMonitor", "TaskView"]
+__all__ = ["ProjectMonitor", "TaskView", "WatchedDir"]

@@ -7,6 +7,11 @@ Nothing here polls and nothing re-reads a log whole, so a thousand tasks with hu
 thousands of events stay cheap to follow. No Textual here: the TUI, the text frame of
 ``--once`` and the benchmark all use the same state.
 
+A first screen needs the logs of the tasks it shows, not of all of them: ``scan(first=N)``
+reads every record, mailbox and approval but only the logs of the first ``N`` tasks in tree
+order; ``read_more`` reads the others, a few at a time, while the observer already shows them
+(``TaskView.reading``).
+
 Agents write their task directories, so every read goes through :mod:`caesar_core.safefs`, and
 each task is read on its own: one whose files are hostile or broken is shown with the reason
 (``TaskView.problem``), the others are unaffected. A task whose caesar process is gone is
@@ -17,11 +22,13 @@ never a ``finished`` line the agent appended.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 
+from caesar_core import safefs
 from caesar_core.errors import CaesarError
 from caesar_core.events.activity import Activity
 from caesar_core.events.fold import ActivityFold
@@ -38,9 +45,22 @@ from caesar_core.store.approvals import approvals as read_approvals
 from caesar_core.store.ids import is_task_id
 from caesar_core.store.record import TaskRecord
 from caesar_core.store.store import TaskStore
+from caesar_core.store.tree import build_tree, walk_tree
 
 RECENT_EVENTS = 5000
 """Events a view loads when it switches to a task; the fold still sees every one."""
+_TASK_SUBDIRS = ("questions", "answers", APPROVALS_DIR)
+"""The directories of a task directory whose changes a view shows."""
+
+
+@dataclass(frozen=True)
+class WatchedDir:
+    """A directory a watcher follows, how many levels of subdirectories below it, and which
+    of those (by their parts relative to it) are worth watching."""
+
+    path: Path
+    depth: int
+    wanted: Callable[[tuple[str, ...]], bool]
 
 
 @dataclass(frozen=True)
@@ -58,6 +78,8 @@ class TaskView:
     """Approvals already answered (by a person or by the timeout)."""
     problem: str = ""
     """Why part of the task could not be read (its log is a directory, a link...); "" if none."""
+    reading: bool = False
+    """Its log is not read yet (``scan(first=...)``): ``activity`` is empty, not the task's."""
 
     @property
     def id(self) -> str:
@@ -95,6 +117,8 @@ class _Task:
     held: list[tuple[Approval, ApprovalAnswer | None]] = field(default_factory=list)
     problem: str = ""
     """Why the last read of this task failed; the task is still shown, with it."""
+    log_read: bool = False
+    """Its log was read at least once: the fold holds the task's history."""
 
 
 def _state(task: _Task) -> tuple[object, ...]:
@@ -112,15 +136,47 @@ class ProjectMonitor:
         self.only = set(only)
         self._tasks: dict[str, _Task] = {}
         self.problems: list[str] = []
+        self._unread: dict[str, None] = {}
+        """Tasks whose log waits for ``read_more``, in tree order."""
+        self._history_given: set[str] = set()
+        """Tasks whose history an observer read (``history``, any thread): when their log is
+        read for the first time after that, its last events are fresh, not history."""
 
     # -- reading ---------------------------------------------------------------------------
 
-    def scan(self) -> set[str]:
-        """Read everything once (start-up, or a watcher that lost track); returns task ids."""
-        ids = self._read_all()
-        for task_id in ids:
-            self._tasks[task_id].fresh = []  # history is read on demand, not kept
-        return ids
+    def scan(self, *, first: int | None = None) -> set[str]:
+        """Read everything once (start-up, or a watcher that lost track); returns task ids.
+
+        With ``first``, only the logs of the first ``first`` tasks in tree order (what a first
+        screen shows) are read; the others wait for :meth:`read_more`.
+        """
+        records = self._listing()
+        order = [record.id for _, record in walk_tree(build_tree(records))]
+        now = set(order if first is None else order[: max(0, first)])
+        self._unread = dict.fromkeys(task_id for task_id in order if task_id not in now)
+        for record in records:
+            logs = {"events"} if record.id in now else set()
+            self._read(record, self._present(record.id) | logs)
+            self._tasks[record.id].fresh = []  # history is read on demand, not kept
+        return {record.id for record in records}
+
+    @property
+    def unread(self) -> int:
+        """Tasks whose log :meth:`read_more` has yet to read."""
+        return len(self._unread)
+
+    def read_more(self, count: int) -> set[str]:
+        """Read the logs of up to ``count`` more tasks that ``scan(first=...)`` left unread;
+        returns their ids."""
+        batch = list(islice(self._unread, max(0, count)))
+        read: set[str] = set()
+        for task_id in batch:
+            del self._unread[task_id]
+            task = self._tasks.get(task_id)
+            if task is not None and not task.log_read:
+                self._read(task.record, {"events"})
+                read.add(task_id)
+        return read
 
     def catch_up(self) -> set[str]:
         """What changed while nobody watched (between the first scan and the moment a
@@ -134,15 +190,38 @@ class ProjectMonitor:
         }
 
     def _read_all(self) -> set[str]:
-        listing = self.store.list()
-        self.problems = [f"{path}: {why}" for path, why in listing.problems]
+        """Every task again; a log waiting for ``read_more`` still waits."""
         ids: set[str] = set()
-        for record in listing.records:
-            if self.only and record.id not in self.only:
-                continue
-            self._read(record, {"events", "mailbox", "approvals"})
+        for record in self._listing():
+            waiting = record.id in self._unread
+            self._read(record, self._present(record.id) | (set() if waiting else {"events"}))
             ids.add(record.id)
         return ids
+
+    def _present(self, task_id: str) -> set[str]:
+        """Which of a task's mailbox and approvals are worth reading when every task is read:
+        a task directory without them (most tasks) is listed once rather than looked into
+        twice; one that cannot be listed is read as usual (and tells why)."""
+        try:
+            names = {name for name, _ in safefs.entries(self.store.tasks_dir, task_id)}
+        except (OSError, ValueError):
+            return {"mailbox", "approvals"}
+        present = set()
+        task = self._tasks.get(task_id)
+        if names & {"questions", "answers"}:
+            present.add("mailbox")
+        elif task is not None:
+            task.questions = []
+        if APPROVALS_DIR in names:
+            present.add("approvals")
+        elif task is not None:
+            task.held = []
+        return present
+
+    def _listing(self) -> list[TaskRecord]:
+        listing = self.store.list()
+        self.problems = [f"{path}: {why}" for path, why in listing.problems]
+        return [r for r in listing.records if not self.only or r.id in self.only]
 
     def refresh(self, paths: Iterable[Path | str]) -> set[str]:
         """Apply changed paths (from ``watchfiles``); returns the ids of tasks that changed."""
@@ -167,6 +246,8 @@ class ProjectMonitor:
                     what |= {"events", "mailbox", "approvals"}
             else:
                 record = task.record
+            if task_id in self._unread:
+                what.add("events")  # news of a task is told with what its log says
             self._read(record, what)
             changed.add(task_id)
         return changed
@@ -217,6 +298,26 @@ class ProjectMonitor:
                 return parts[1], "raw"
         return None
 
+    def watched_dirs(self) -> list[WatchedDir]:
+        """Where a watcher should look for what :meth:`refresh` uses: the task directories
+        (and in each its mailbox and approvals), the records, the approvals' answers. Not
+        the worktrees, and nothing an agent piles up deeper in its task directory."""
+        store = self.store
+
+        def task_part(parts: tuple[str, ...]) -> bool:
+            return bool(TASK_ID_PATTERN.fullmatch(parts[0])) and (
+                len(parts) == 1 or parts[1] in _TASK_SUBDIRS
+            )
+
+        def answers_part(parts: tuple[str, ...]) -> bool:
+            return bool(TASK_ID_PATTERN.fullmatch(parts[0]))
+
+        return [
+            WatchedDir(store.tasks_dir, 2, task_part),
+            WatchedDir(store.records_dir, 0, _no_subdirectory),
+            WatchedDir(store.approval_answers_dir, 1, answers_part),
+        ]
+
     def _relative(self, path: Path) -> Path | None:
         absolute = Path(os.path.abspath(path))
         for home in self._homes:
@@ -252,7 +353,14 @@ class ProjectMonitor:
         # Events are folded, then let go: an observer that wants a task's history reads it
         # from the end of its log (read_last_events). What it has not seen yet since is
         # kept until it takes it, whole, so a burst between two refreshes is not lost.
-        task.fresh.extend(batch.events)
+        if task.log_read:
+            task.fresh.extend(batch.events)
+        elif task_id in self._history_given:
+            # Read for the first time after an observer read its history (checked after the
+            # read, the history marks itself before reading): the end may be news to it.
+            task.fresh.extend(batch.events[-RECENT_EVENTS:])
+        task.log_read = True
+        self._unread.pop(task_id, None)
 
     def _mailbox(self, task_id: str) -> None:
         task = self._tasks.get(task_id)
@@ -285,6 +393,7 @@ class ProjectMonitor:
             approvals=tuple(a for a, answer in task.held if answer is None),
             decided=tuple((a, answer) for a, answer in task.held if answer is not None),
             problem=task.problem or task.tail.problem,
+            reading=not task.log_read,
         )
 
     def take_fresh(self, task_id: str) -> tuple[list[Event], bool]:
@@ -297,12 +406,17 @@ class ProjectMonitor:
 
     def history(self, task_id: str, count: int = RECENT_EVENTS) -> list[Event]:
         """The task's last ``count`` events, read from the end of its log (any thread)."""
+        self._history_given.add(task_id)  # before reading: see _events
         return read_last_events(self.store.paths(task_id).events, count)
 
     def close(self) -> None:
         for task in self._tasks.values():
             task.tail.close()
         self._tasks.clear()
+
+
+def _no_subdirectory(parts: tuple[str, ...]) -> bool:
+    return False
 
 
 def _reason(error: Exception) -> str:

@@ -31,7 +31,7 @@ from caesar_core.review.hunks import Pick
 from caesar_core.store.ids import short_task_id
 from caesar_core.store.record import TaskRecord
 from caesar_core.watch import TaskView
-from caesar_tui import actions
+from caesar_tui import actions, milestones
 from caesar_tui.actions import Outcome
 from caesar_tui.announce import news
 from caesar_tui.clock import Clock
@@ -106,9 +106,12 @@ class MainScreen(WorkerFailures, Screen[None]):
         """The latest view of every task of the project."""
         self.filter_text = ""
         self.loaded = asyncio.Event()
+        """Set once the first scan is on screen: tests and the benchmark wait on it."""
         self._to_select: str | None = None
         """The task to select when the tree first shows it (see ``Written.select``)."""
-        """Set once the first scan is on screen: tests and the benchmark wait on it."""
+        self.painted = asyncio.Event()
+        """Set once the first full frame is drawn: the app reads the rest of the project
+        after it, so that the first screen has the machine to itself."""
 
     def compose(self) -> ComposeResult:
         files = self.files
@@ -163,7 +166,24 @@ class MainScreen(WorkerFailures, Screen[None]):
         if not update.full:  # the first scan is what was there, not news
             for item in news(before, update.views):
                 self.post_message(Announced(item, on_screen=item.task_id == selected))
+        elif not self.loaded.is_set():
+            self._await_first_frame()
         self.loaded.set()
+
+    def _await_first_frame(self) -> None:
+        """``painted`` (and the ``frame`` milestone) once the first scan is on screen and the
+        selected task's activity is read and drawn."""
+
+        def shown(loading: bool) -> None:
+            if not loading and not self.painted.is_set():
+                self.call_after_refresh(self._painted)
+
+        self.watch(self.query_one(ActivityView), "loading", shown)
+
+    def _painted(self) -> None:
+        if not self.painted.is_set():
+            self.painted.set()
+            milestones.mark("frame")
 
     def tick(self) -> None:
         """Once a second: ages, stall marks, spinners and countdowns follow the clock."""

@@ -16,7 +16,6 @@ from textual import on, work
 from textual.binding import BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable
 
 from caesar_core.humanize import clip, one_line, took
 from caesar_core.protocol.event import Event
@@ -25,18 +24,12 @@ from caesar_tui.activity_rows import Row, RowBuilder
 from caesar_tui.clock import Clock
 from caesar_tui.keys import bind
 from caesar_tui.marks import CALL, MUTED, ROW_STYLE, SPINNER
+from caesar_tui.widgets.row_table import Column, RowTable
 from caesar_tui.workers import WorkerFailures
 
 TEXT_WIDTH = 90
 """A thought is folded to its first words."""
 DETAIL_WIDTH = 120
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    label: str
-    width: int
 
 
 COLUMNS: Final = (
@@ -60,11 +53,11 @@ History = Callable[[str], list[Event]]
 """A task's recent events (blocking: read in a thread worker)."""
 
 
-class ActivityView(WorkerFailures, DataTable[Content]):
+class ActivityView(WorkerFailures, RowTable):
     """Rows are keyed by the row builder's keys, so a call's end updates its start row.
 
-    DataTable renders only the visible rows, so thousands of rows stay cheap; only the rows
-    an update touched are re-rendered.
+    A :class:`RowTable`: only the visible rows are drawn, and only the rows an update touched
+    are drawn again, so thousands of rows and a stream of events stay cheap.
     """
 
     DEFAULT_CSS = """
@@ -97,7 +90,7 @@ class ActivityView(WorkerFailures, DataTable[Content]):
         clock: The app's clock: running calls count their time with it.
         id: The widget id.
         """
-        super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_header=True)
+        super().__init__(COLUMNS, id=id)
         self._history = history
         self._clock = clock
         self.task_id: str | None = None
@@ -106,14 +99,8 @@ class ActivityView(WorkerFailures, DataTable[Content]):
         self._request = 0
         self._early: list[Event] = []
         """Live events of the followed task that arrived while its history was being read."""
-
-    def on_mount(self) -> None:
-        if not self.columns:  # a follow() may have laid them out already
-            self._add_columns()
-
-    def _add_columns(self) -> None:
-        for column in COLUMNS:
-            self.add_column(column.label, key=column.key, width=column.width)
+        self._running_rows: dict[str, Row] = {}
+        """The rows of running calls, which the clock moves."""
 
     def follow(self, task_id: str) -> None:
         """Show ``task_id``: empty at once, its recent history as soon as it is read."""
@@ -121,10 +108,9 @@ class ActivityView(WorkerFailures, DataTable[Content]):
         self._request += 1
         self._early = []
         self._builder = RowBuilder()
+        self._running_rows = {}
         self._last_seq = -1
-        # Columns as new: an auto-sized column must not keep the width of rows that are gone.
-        self.clear(columns=True)
-        self._add_columns()
+        self.clear()
         self.loading = True
         self._read_history(task_id, self._request)
 
@@ -161,22 +147,27 @@ class ActivityView(WorkerFailures, DataTable[Content]):
         self._last_seq = max(event.seq for event in events)
         at_end = self.cursor_row >= self.row_count - 1
         for row in self._builder.feed(events):
-            cells = self._cells(row)
-            if row.key in self.rows:
-                for column in COLUMNS:
-                    self.update_cell(row.key, column.key, cells[column.key])
+            if row.kind == "tool" and row.status == "started":
+                self._running_rows[row.key] = row
             else:
-                self.add_row(*(cells[column.key] for column in COLUMNS), key=row.key)
+                self._running_rows.pop(row.key, None)
+            cells = self._cells(row)
+            if self.has_row(row.key):
+                self.update_row(row.key, cells)
+            else:
+                self.add_row((cells[column.key] for column in COLUMNS), key=row.key)
         if at_end and self.row_count:
             self.move_cursor(row=self.row_count - 1, animate=False)
 
     def tick(self) -> None:
-        """Advance the spinners and elapsed times of running calls."""
-        for row in self._builder.rows.values():
-            if row.kind == "tool" and row.status == "started" and row.key in self.rows:
+        """Advance the spinners and elapsed times of the running calls on screen (one scrolled
+        into view follows at the next tick)."""
+        top = self.scroll_offset.y
+        shown = range(top, top + self.size.height)
+        for row in self._running_rows.values():
+            if self.has_row(row.key) and self.get_row_index(row.key) in shown:
                 cells = self._cells(row)
-                for key in CLOCK_COLUMNS:
-                    self.update_cell(row.key, key, cells[key])
+                self.update_row(row.key, {key: cells[key] for key in CLOCK_COLUMNS})
 
     def action_copy_row(self) -> None:
         """The highlighted row's text to the clipboard (OSC 52), as it reads on screen."""

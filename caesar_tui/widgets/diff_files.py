@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -13,11 +13,13 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from caesar_core.git.diff import FileChange
 from caesar_core.terminal import quote_path
 from caesar_tui.keys import bind
 from caesar_tui.marks import APPLIED, BOX, CHANGE, MUTED, REJECTED, Mark
 from caesar_tui.review import Box, FileCounts
+
+if TYPE_CHECKING:
+    from caesar_core.git.diff import FileChange
 
 __all__ = ["DiffFileList", "file_label"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar, Self
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,7 +25,6 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
 from caesar_core.errors import CaesarError
-from caesar_core.git.diff import FileChange, TreeDiff
 from caesar_core.review.comments import Comments, CommentState
 from caesar_core.review.hunks import Hunk
 from caesar_core.store.record import TaskRecord
@@ -37,9 +36,12 @@ from caesar_tui.widgets.diff_files import DiffFileList, file_label
 from caesar_tui.widgets.diff_text import SIDE_BY_SIDE_MIN, DiffText
 from caesar_tui.workers import WorkerFailures
 
+if TYPE_CHECKING:
+    from caesar_core.git.diff import FileChange, TreeDiff
+
 __all__ = ["CommentsProvider", "DiffProvider", "DiffView", "comment_note"]
 
-DiffProvider = Callable[[TaskRecord], TreeDiff | None]
+DiffProvider = Callable[[TaskRecord], "TreeDiff | None"]
 """A task's diff with its patch, None without git (blocking: called in a thread worker)."""
 CommentsProvider = Callable[[TaskRecord], Comments]
 """A task's review comments, placed (blocking: called in the same worker)."""

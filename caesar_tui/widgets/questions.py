@@ -19,6 +19,7 @@ from caesar_core.protocol.mailbox import MailboxAnswer, MailboxQuestion
 from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.clock import Clock, system_clock
+from caesar_tui.widgets import unchanged
 from caesar_tui.widgets.approvals import ApprovalList, decided_lines
 
 PICK_KEYS = "123456789"
@@ -290,11 +291,11 @@ class QuestionsPane(VerticalScroll):
             # Nothing left to answer here: the app decides where the focus goes next.
             self.action_leave()
         unread = view.pending if ended else ()
-        self._ended.update(_unread(unread))
+        unchanged.update(self._ended, _unread(unread))
         self._ended.display = bool(unread)
-        self._answered.update(_answered(view.answered))
+        unchanged.update(self._answered, _answered(view.answered))
         self._answered.display = bool(view.answered)
-        self._decided.update(Content("\n").join(decided_lines(view.decided)))
+        unchanged.update(self._decided, Content("\n").join(decided_lines(view.decided)))
         self._decided.display = bool(view.decided)
         self._empty.display = not (view.pending or view.answered or view.approvals or view.decided)
 

@@ -10,6 +10,7 @@ from textual.widgets import Static
 from caesar_core.store.record import TaskStatus
 from caesar_core.watch import TaskView
 from caesar_tui.marks import MUTED, NEEDS_INPUT, STATUS
+from caesar_tui.widgets import unchanged
 
 
 class StatusBar(Static):
@@ -40,7 +41,8 @@ class StatusBar(Static):
             STATUS[TaskStatus.SUCCEEDED],
             STATUS[TaskStatus.FAILED],
         )
-        self.update(
+        unchanged.update(
+            self,
             Content.assemble(
                 ("caesar ", "bold"),
                 (f"{run.glyph} {running} running  ", run.style),
@@ -49,5 +51,5 @@ class StatusBar(Static):
                 (f"{fail.glyph} {failed} failed", fail.style if failed else MUTED),
                 (f"   filter: {filter_text}" if filter_text else "", "italic"),
                 (f"   {project}", MUTED),
-            )
+            ),
         )

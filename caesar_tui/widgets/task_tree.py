@@ -1,16 +1,27 @@
 """The left pane: tasks by delegation (a task's follow-up turns under it), each with its state
-in one line."""
+in one line.
+
+A label is built when its line is drawn (and kept until its task or the clock changes it):
+a thousand tasks cost their visible lines, and the clock's tick looks at those lines only.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cache
 from typing import ClassVar
 
+from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.binding import BindingType
+from textual.cache import LRUCache
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -18,13 +29,34 @@ from caesar_core.events.fold import STALL_AFTER
 from caesar_core.humanize import age, clip, one_line
 from caesar_core.runner.slots import pid_alive
 from caesar_core.store import TaskNode, build_tree
-from caesar_core.store.record import checks_mark
+from caesar_core.store.record import ChecksMark, checks_mark
 from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.keys import bind
 from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
+from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part, PartKey
 
 HEADLINE_WIDTH = 70
+ClockKey = tuple[str, bool, ChecksMark]
+"""What of a label moves with the clock: the age as shown, the stall mark, the checks."""
+Label = tuple[Part, ...]
+"""A label as the parts it is drawn from."""
+FixedParts = tuple[Label, Label, Label]
+"""What of a label only the task's view decides: before the checks, the agent, after the
+age and stall mark."""
+BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int]
+"""A label as built: from which view and clock key, its parts, those of them the view alone
+decides, and its serial number."""
+_UNBUILT = Text()
+READING = "reading its log…"
+"""The headline of a task whose log is not read yet (the first screen reads its own first)."""
+
+
+@cache
+def _rich_style(style: str, theme: str) -> Style:
+    """A label style as Rich draws it: what Textual's content renders it to in the running
+    app (whose theme resolves the variables), computed once per theme."""
+    return next(iter(Content.styled(" ", style).render(end="")))[1].rich_style
 
 
 def matches(view: TaskView, query: str) -> bool:
@@ -98,28 +130,55 @@ class TaskTree(Tree[str]):
         self._task_nodes: dict[str, TreeNode[str]] = {}
         self._views: dict[str, TaskView] = {}
         self._filter = ""
-        self._clock_keys: dict[str, tuple[str, bool]] = {}
+        self._now = datetime.fromtimestamp(0, UTC)
+        """The clock as of the last update or tick: what labels are drawn with."""
+        self._labels: dict[str, BuiltLabel] = {}
+        """Each task's label as last built, with the view and clock key it was built from."""
+        self._line_style = Style()
+        self._keys: tuple[datetime, dict[str, ClockKey]] = (self._now, {})
+        """The clock keys the last tick computed for the lines on screen, and its clock."""
+        self._serial = 0
+        """Counts labels built: a line drawn is kept by the serial of its label."""
+        self._drawing: LineDrawing | None = None
+        """The component styles of the frame being drawn (asked on its first line)."""
+        self._drawn: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        self._part_styles: LRUCache[PartKey, Style] = LRUCache(4096)
 
     def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
         """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
         self._views.update(views)
+        self._now = now
         if any(task_id not in self._task_nodes for task_id in views):
             self._rebuild(now)
             return
         for task_id in views:
-            self._task_nodes[task_id].set_label(self._label(self._views[task_id], now))
+            self._task_nodes[task_id].refresh()  # its label is built again when drawn
 
     def refresh_labels(self, now: datetime) -> None:
         """Ages and stall marks move with the clock, without any new file change.
 
-        Only labels whose clock-driven parts changed are rebuilt: with a thousand tasks, a
-        relabel of every node each second would stall the event loop for nothing.
+        Only the lines on screen are looked at, and redrawn when their clock-driven parts
+        changed; a line scrolled into view is looked at then (``watch_scroll_y``).
         """
-        for task_id, node in self._task_nodes.items():
-            view = self._views[task_id]
-            key = self._clock_key(view, now)
-            if self._clock_keys.get(task_id) != key:
-                node.set_label(self._label(view, now))
+        self._now = now
+        self._refresh_stale_lines()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._refresh_stale_lines()
+
+    def _refresh_stale_lines(self) -> None:
+        """Redraw the visible lines whose label the clock has changed since it was built."""
+        top = self.scroll_offset.y
+        now, keys = self._now, dict[str, ClockKey]()
+        for line in self._tree_lines[top : top + self.size.height]:
+            task_id = line.node.data
+            built = self._labels.get(task_id) if task_id is not None else None
+            if task_id is not None and built is not None:
+                keys[task_id] = key = self._clock_key(built[0], now)
+                if built[1] != key:
+                    line.node.refresh()
+        self._keys = (now, keys)  # the lines drawn next are built with these
 
     def set_filter(self, query: str, now: datetime) -> None:
         self._filter = query
@@ -149,8 +208,10 @@ class TaskTree(Tree[str]):
 
     def _rebuild(self, now: datetime) -> None:
         selected = self.selected_id
+        self._now = now
         self.clear()
         self._task_nodes.clear()
+        self._labels.clear()
         shown = {
             i: v for i, v in self._views.items() if not self._filter or matches(v, self._filter)
         }
@@ -166,53 +227,152 @@ class TaskTree(Tree[str]):
     def _add(
         self, parent: TreeNode[str], node: TaskNode, shown: dict[str, TaskView], now: datetime
     ) -> None:
-        view = shown[node.record.id]
-        label = self._label(view, now)
+        task_id = node.record.id
+        # The label is built when the line is drawn (render_label).
         if node.children:
-            branch = parent.add(label, data=view.id, expand=True)
+            branch = parent.add(_UNBUILT, data=task_id, expand=True)
         else:
-            branch = parent.add_leaf(label, data=view.id)
-        self._task_nodes[view.id] = branch
+            branch = parent.add_leaf(_UNBUILT, data=task_id)
+        self._task_nodes[task_id] = branch
         for child in node.children:
             self._add(branch, child, shown, now)
 
-    def _clock_key(self, view: TaskView, now: datetime) -> tuple[str, bool]:
-        """What of a label depends on the clock: the age as shown, and the stall mark."""
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._labels.clear()  # a new theme: the labels' colours with it
+        self._drawn.clear()
+        self._part_styles.clear()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._line_style = self.rich_style  # once a frame: Tree asks for it again every line
+        self._drawing = None
+        self._pseudo_classes = self.get_pseudo_class_state()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        end = scroll_x + self.size.width
+        return self._render_line(y + scroll_y, scroll_x, end, self._line_style)
+
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
+        """A task's line as ``Tree`` draws it, from its label's parts (``tree_lines``)."""
+        lines = self._tree_lines
+        width = self.size.width
+        line = lines[y] if y < len(lines) else None
+        if line is None or line.node.data is None or line.node.data not in self._views:
+            return super()._render_line(y, x1, x2, base_style)
+        path = line.path
+        node = path[-1]
+        is_hover = self.hover_line >= 0 and any(step._hover for step in path)
+        _, _, parts, _, serial = self._built(line.node.data)
+        updates = tuple(step._updates for step in path)
+        key = (y, x1, x2, is_hover, width, self._pseudo_classes, updates, base_style, serial)
+        strip = self._drawn.get(key)
+        if strip is None:
+            if self._drawing is None:
+                self._drawing = LineDrawing(self, self._part_styles)
+            prefix = self._prefix(node, base_style)[0]
+            drawing = self._drawing
+            whole = drawing.line(y, path, line.last, is_hover, base_style, prefix, parts, width)
+            strip = self._drawn[key] = whole.crop(x1, x2)
+        return strip
+
+    def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
+        if node.data is None or node.data not in self._views:
+            return super().render_label(node, base_style, style)
+        label = Text.assemble(*self._parts(node.data))
+        label.stylize(style)
+        return Text.assemble(self._prefix(node, base_style), label)
+
+    def get_label_width(self, node: TreeNode[str]) -> int:
+        if node.data is None or node.data not in self._views:
+            return super().get_label_width(node)
+        label = sum(cell_len(text) for text, _ in self._parts(node.data))
+        return cell_len(self._prefix(node, Style())[0]) + label
+
+    def _prefix(self, node: TreeNode[str], base_style: Style) -> tuple[str, Style]:
+        """What the tree draws before a label: the fold toggle of a node with children."""
+        if not node.allow_expand:
+            return "", base_style
+        icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+        return icon, base_style + TOGGLE
+
+    def _parts(self, task_id: str) -> Label:
+        """The task's label now, built again only when its view or the clock changed it (the
+        clock's parts alone when only the clock did)."""
+        return self._built(task_id)[2]
+
+    def _built(self, task_id: str) -> BuiltLabel:
+        view = self._views[task_id]
+        at, keys = self._keys
+        key = keys.get(task_id) if at is self._now else None
+        if key is None:
+            key = self._clock_key(view, self._now)
+        built = self._labels.get(task_id)
+        if built is not None and built[0] is view:
+            if built[1] == key:
+                return built
+            fixed = built[3]
+        else:
+            fixed = self._fixed_parts(view)
+        self._serial += 1
+        built = self._labels[task_id] = (view, key, self._label(fixed, key), fixed, self._serial)
+        return built
+
+    def _clock_key(self, view: TaskView, now: datetime) -> ClockKey:
+        """What of a label moves without any change on disk: the age as shown, the stall
+        mark, and caesar's checks (a running check whose process is gone is not run)."""
         record, activity = view.record, view.activity
         stalled = (
             not record.status.terminal
             and activity.last_at is not None
             and now - activity.last_at >= STALL_AFTER
         )
-        return age((now - record.created_at).total_seconds()), stalled
+        shown_age = age((now - record.created_at).total_seconds())
+        return shown_age, stalled, checks_mark(record.checks, pid_alive)
 
-    def _label(self, view: TaskView, now: datetime) -> Text:
+    def _fixed_parts(self, view: TaskView) -> FixedParts:
+        """The parts of a task's label that only its view decides."""
         record, activity = view.record, view.activity
-        status = record.status
-        shown_age, stalled = self._clock_keys[view.id] = self._clock_key(view, now)
         who = safe_text(record.role or record.agent)
-        headline = view.asking if view.needs_input else activity.headline
+        if view.needs_input:
+            headline = view.asking
+        else:
+            headline = READING if view.reading else activity.headline
         headline = clip(safe_text(one_line(headline)), HEADLINE_WIDTH)
         # One mark column: a task waiting on a person shows the question mark in its place, so
         # the ids of every row stay aligned.
-        mark = NEEDS_INPUT if view.needs_input else STATUS[status]
-        checked = CHECKS[checks_mark(record.checks, pid_alive)]
-        label = Content.assemble(
-            (mark.glyph + " ", mark.style),
-            (record.id[2:10], "bold"),
-            (" " + checked.glyph, checked.style),
-            (f" {who:<10.10} ", "$text-secondary"),
-            (f"{shown_age:>4} ", MUTED),
-            (f"{STALLED.glyph} " if stalled else "", STALLED.style),
+        mark = NEEDS_INPUT if view.needs_input else STATUS[record.status]
+        head = ((mark.glyph + " ", mark.style), (record.id[2:10], "bold"))
+        agent = ((f" {who:<10.10} ", "$text-secondary"),)
+        tail = (
             # The turns of a task (caesar continue) are one chain under its first turn.
             (f"turn {record.turn} " if record.chained else "", "$text-accent"),
             # A task on a cluster's worker (caesar run --on): which one.
             (f"{record.executor.label} " if record.executor else "", MUTED),
-            (headline, "$text-warning" if view.needs_input else ""),
+            (headline, "$text-warning" if view.needs_input else MUTED if view.reading else ""),
         )
-        # Built with the theme's variables like every pane; the tree draws Rich text, so the
-        # styles are resolved against the theme here.
-        return Text.assemble(*((text, style.rich_style) for text, style in label.render(end="")))
+        return self._resolved(head), self._resolved(agent), self._resolved(tail)
+
+    def _label(self, fixed: FixedParts, clock: ClockKey) -> Label:
+        head, agent, tail = fixed
+        shown_age, stalled, checks = clock
+        checked = CHECKS[checks]
+        moving = self._resolved(((" " + checked.glyph, checked.style),))
+        timed = self._resolved(
+            (
+                (f"{shown_age:>4} ", MUTED),
+                (f"{STALLED.glyph} " if stalled else "", STALLED.style),
+            )
+        )
+        return head + moving + agent + timed + tail
+
+    def _resolved(self, parts: Iterable[tuple[str, str]]) -> Label:
+        """Parts with their styles as Rich draws them, the empty ones left out. Built with the
+        theme's variables like every pane; the tree draws Rich text, so each style is
+        resolved once a theme (_rich_style), not on every label."""
+        theme = self.app.theme
+        return tuple((text, _rich_style(style, theme)) for text, style in parts if text)
 
     def action_open(self) -> None:
         task_id = self.selected_id

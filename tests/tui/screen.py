@@ -19,7 +19,7 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from caesar_core.events import EventWriter
 from caesar_core.git import FileChange, TreeDiff, assemble
@@ -28,6 +28,7 @@ from caesar_core.protocol import ChangeAction, Isolation, Mode
 from caesar_core.protocol.event import Event, EventPayload
 from caesar_core.store import TaskRecord, TaskStatus, TaskStore
 from caesar_tui.app import CaesarApp, make_app
+from caesar_tui.widgets.row_table import RowTable
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 TASK = "t_" + "a" * 32
@@ -88,7 +89,7 @@ def static_text(widget: Static) -> str:
     return str(widget.render())
 
 
-def cells(table: DataTable[Any]) -> list[tuple[str, ...]]:
+def cells(table: RowTable) -> list[tuple[str, ...]]:
     """Every row of a table, cell by cell in column order, as drawn (markup-free text)."""
     return [
         tuple(getattr(cell, "plain", str(cell)) for cell in table.get_row_at(index))

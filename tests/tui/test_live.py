@@ -237,3 +237,60 @@ async def test_quitting_while_events_stream_in_ends_cleanly(tmp_path: Path) -> N
                 writer.append(started(f"c{n}", f"step {n}"))
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_tasks_below_the_first_screen_show_what_their_logs_say(tmp_path: Path) -> None:
+    """The first screen reads the logs of the tasks it shows first; the others follow, and
+    scrolling down finds each with its own headline."""
+    project = Project(tmp_path)
+    ids = [f"t_{n:032x}" for n in range(12)]
+    for n, task_id in enumerate(ids):
+        project.task(task_id, created_at=Clock().at(n))
+        project.emit(task_id, Clock().at(n), Message(text=f"said by task {n}"))
+    app = project.app(Clock(Clock().at(30)))
+    async with app.run_test(size=(150, 10)) as pilot:
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: "said by task 0" in text(tree), "the first task")
+        await pilot.press(*["down"] * 11)
+        await until(pilot, lambda: "said by task 11" in text(tree), "the last task")
+        assert "reading its log" not in text(tree)
+
+
+async def test_a_task_scrolled_back_into_view_shows_its_age_now(tmp_path: Path) -> None:
+    """The clock redraws the lines on screen; one that was drawn, scrolled away and comes
+    back after the clock moved reads the age of now, not of when it was drawn."""
+    project = Project(tmp_path)
+    ids = [f"t_{n:08x}" + "0" * 24 for n in range(20)]
+    for n, task_id in enumerate(ids):
+        project.task(task_id, created_at=Clock().at(n))
+    clock = Clock(Clock().at(30))
+    app = project.app(clock)
+    async with app.run_test(size=(150, 10)) as pilot:
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: "00000000" in text(tree), "the first task")
+        tree.scroll_end(animate=False)  # as the mouse wheel does: the cursor stays
+        await until(pilot, lambda: " 11s " in last_row(tree, "00000013"), "the last task")
+        tree.scroll_home(animate=False)
+        await until(pilot, lambda: "00000013" not in text(tree), "the top again")
+        clock.moment = Clock().at(5 * 60)
+        app.main.tick()
+        tree.scroll_end(animate=False)
+        await until(pilot, lambda: "00000013" in text(tree), "the last task again")
+        assert "  4m " in last_row(tree, "00000013")
+
+
+def last_row(tree: TaskTree, short_id: str) -> str:
+    return next((row for row in text(tree).splitlines() if short_id in row), "")
+
+
+async def test_polling_follows_the_log_too(tmp_path: Path) -> None:
+    """``--poll`` (network file systems) goes through watchfiles' polling, not inotify."""
+    project = Project(tmp_path)
+    project.task()
+    clock = Clock(Clock().at(30))
+    app = project.app(clock, poll=True)
+    async with app.run_test(size=SIZE) as pilot:
+        activity = app.query_one(ActivityView)
+        await until(pilot, lambda: activity.task_id == TASK and not activity.loading, "the task")
+        project.emit(TASK, clock.at(0), started("c1", "ls -la"))
+        await until(pilot, lambda: tool_rows(activity), "the call's row")
