@@ -305,12 +305,10 @@ class ProjectMonitor:
         store = self.store
 
         def task_part(parts: tuple[str, ...]) -> bool:
-            return bool(TASK_ID_PATTERN.fullmatch(parts[0])) and (
-                len(parts) == 1 or parts[1] in _TASK_SUBDIRS
-            )
+            return is_task_id(parts[0]) and (len(parts) == 1 or parts[1] in _TASK_SUBDIRS)
 
         def answers_part(parts: tuple[str, ...]) -> bool:
-            return bool(TASK_ID_PATTERN.fullmatch(parts[0]))
+            return is_task_id(parts[0])
 
         return [
             WatchedDir(store.tasks_dir, 2, task_part),

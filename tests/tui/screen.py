@@ -19,7 +19,7 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from caesar_core.events import EventWriter
 from caesar_core.git import FileChange, TreeDiff, assemble
@@ -89,7 +89,7 @@ def static_text(widget: Static) -> str:
     return str(widget.render())
 
 
-def cells(table: RowTable) -> list[tuple[str, ...]]:
+def cells(table: RowTable | DataTable[Any]) -> list[tuple[str, ...]]:
     """Every row of a table, cell by cell in column order, as drawn (markup-free text)."""
     return [
         tuple(getattr(cell, "plain", str(cell)) for cell in table.get_row_at(index))
