@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.executor.attach import ensure_shepherd, job_path
+from caesar_core.executor.attach import ensure_shepherd
 from caesar_core.executor.base import Executor
+from caesar_core.executor.fork import fork_shepherd
+from caesar_core.executor.shepherd_state import job_path
 from caesar_core.executor.wire import FollowUpWire, Job, RequestWire, start_ref
 from caesar_core.fs import atomic_write
 from caesar_core.protocol.task import Isolation, Mode
@@ -113,7 +115,7 @@ class DaskExecutor(Executor):
         )
         atomic_write(job_path(self.store, task_id), job.model_dump_json().encode())
         self.store.create(record)
-        ensure_shepherd(self.store, record, fork=self.fork)
+        ensure_shepherd(self.store, record, fork=fork_shepherd if self.fork else None)
         return task_id
 
     def _start_followup(
@@ -179,7 +181,9 @@ class DaskExecutor(Executor):
         except BaseException:
             release(self.store, continues, task_id)
             raise
-        ensure_shepherd(self.store, self.store.get(task_id), fork=self.fork)
+        ensure_shepherd(
+            self.store, self.store.get(task_id), fork=fork_shepherd if self.fork else None
+        )
         return task_id
 
     def wait(self, task_id: str, *, interrupted: Callable[[], bool] = lambda: False) -> Outcome:

@@ -21,7 +21,7 @@ from pathlib import Path
 from caesar_core import safefs
 from caesar_core.errors import CaesarError
 from caesar_core.executor import bundle
-from caesar_core.executor.attach import remote_dir
+from caesar_core.executor.shepherd_state import remote_dir
 from caesar_core.executor.wire import Job, Result
 from caesar_core.fs import dump_json
 from caesar_core.protocol.documents import write_concluded_report

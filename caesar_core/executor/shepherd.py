@@ -32,8 +32,8 @@ from caesar_core.config import load_config
 from caesar_core.config.layers import layer_path
 from caesar_core.errors import CaesarError
 from caesar_core.executor import bundle, landing, remote_worker
-from caesar_core.executor.attach import job_path, remote_dir, shepherd_lock
 from caesar_core.executor.remote_worker import distributed
+from caesar_core.executor.shepherd_state import job_path, remote_dir, shepherd_lock
 from caesar_core.executor.wire import (
     MAX_COPIES_BYTES,
     ConfigLayers,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from caesar_core.executor.attach import can_fork
+from caesar_core.executor.fork import can_fork
 
 
 def test_a_process_running_another_thread_does_not_fork_a_shepherd() -> None:
