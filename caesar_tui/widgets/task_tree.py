@@ -217,7 +217,7 @@ class TaskTree(Tree[str]):
         }
         for root in build_tree(v.record for v in shown.values()):
             self._add(self.root, root, shown, now)
-        self.root.expand_all()
+        self.root.expand()  # the branches are added expanded: one NodeExpanded, not one a task
         if selected is not None and selected in self._task_nodes:
             # A node just added has no line until the tree is laid out (moved to, the cursor
             # would fall to the top row): its place in the order is its line.
