@@ -1,10 +1,10 @@
 """Git objects between machines: bundles made and fetched with the git program.
 
 libgit2 (pygit2) has no bundles, so this module, and only this one, runs ``git``: ``bundle
-create`` of one ref, ``bundle list-heads`` to check a bundle names exactly the ref expected,
-and ``fetch`` of that ref alone with every object checked (``fetch.fsckObjects``). A commit of
-a working directory's content (committed and uncommitted work, see ``git.snapshot``) is made
-with ``commit-tree``, never touching the index or the files.
+create`` of one ref, and ``fetch`` of that ref alone with every object checked
+(``fetch.fsckObjects``), once the bundle's header says it names exactly the refs expected. A
+commit of a working directory's content (committed and uncommitted work, see
+``git.snapshot``) is made with pygit2, never touching the index or the files.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+import pygit2
+
 from caesar_core.errors import CaesarError
+from caesar_core.git.repo import head_commit, open_root
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "caesar",
@@ -26,6 +29,9 @@ IDENTITY = {
 }
 GIT_TIMEOUT_S = 600
 OID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+BUNDLE_SIGNATURES = (b"# v2 git bundle", b"# v3 git bundle")
+MAX_HEADER_BYTES = 1 << 20
+"""A bundle's header (its refs) is read this far at most."""
 
 
 class BundleError(CaesarError):
@@ -65,19 +71,32 @@ def create(repo: Path, refs: Sequence[str], out: Path, *, known: Sequence[str] =
     git(repo, "bundle", "create", "-q", str(out), *refs, *(f"^{oid}" for oid in known))
 
 
-def heads(bundle: Path, cwd: Path) -> dict[str, str]:
-    """The refs a bundle names: ref -> commit."""
+def heads(bundle: Path) -> dict[str, str]:
+    """The refs a bundle names: ref -> object, read from its header (gitformat-bundle: the
+    signature, ``@capability`` and ``-prerequisite`` lines, ``<oid> <ref>`` lines, an empty
+    line, the pack), as ``git bundle list-heads`` reads it; a header it would not read is
+    refused."""
+    with open(bundle, "rb") as stream:
+        header = stream.read(MAX_HEADER_BYTES)
+    end = header.find(b"\n\n")
+    lines = header[:end].split(b"\n") if end >= 0 else []
+    if not lines or lines[0] not in BUNDLE_SIGNATURES:
+        raise BundleError("the bundle has no header git can read", "nothing was fetched")
     found: dict[str, str] = {}
-    for line in git(cwd, "bundle", "list-heads", str(bundle)).splitlines():
-        oid, _, ref = line.partition(" ")
-        found[ref.strip()] = oid.strip()
+    for line in lines[1:]:
+        if line.startswith((b"@", b"-")):
+            continue
+        oid, _, ref = line.decode("utf-8", errors="replace").partition(" ")
+        if not OID.fullmatch(oid) or not ref:
+            raise BundleError(f"a line of the bundle's header is no ref: {line[:80]!r}", "")
+        found[ref] = oid
     return found
 
 
 def fetch(repo: Path, bundle: Path, refs: Sequence[str]) -> dict[str, str]:
     """Fetch ``refs`` (and nothing else) from ``bundle`` into ``repo`` under the same names;
     refuse a bundle that names other refs. Returns each ref's commit."""
-    named = heads(bundle, repo)
+    named = heads(bundle)
     if set(named) != set(refs):
         shown = ", ".join(sorted(named)[:5]) or "none"
         raise BundleError(
@@ -104,16 +123,18 @@ def fetch(repo: Path, bundle: Path, refs: Sequence[str]) -> dict[str, str]:
 
 
 def commits(repo: Path, refs: Sequence[str]) -> dict[str, str]:
-    """Each ref's commit, in one ``git rev-parse`` (``--revs-only``: a ref that names no
-    commit is left out of its answer, and refused here)."""
-    found = git(repo, "rev-parse", "--revs-only", *(f"{ref}^{{commit}}" for ref in refs))
-    oids = found.split()
-    if len(oids) != len(refs) or not all(OID.fullmatch(oid) for oid in oids):
+    """Each ref's commit; :class:`BundleError` for a ref that names none."""
+    found: dict[str, str] = {}
+    try:
+        opened = open_root(repo)
+        for ref in refs:
+            found[ref] = str(opened.references[ref].peel(pygit2.Commit).id)
+    except (CaesarError, pygit2.GitError, KeyError, ValueError) as error:
         raise BundleError(
-            f"not every one of {', '.join(refs)} names a commit after the fetch",
+            f"not every one of {', '.join(refs)} names a commit after the fetch ({error})",
             "nothing is checked out from this bundle",
-        )
-    return dict(zip(refs, oids, strict=True))
+        ) from None
+    return found
 
 
 def init(dest: Path, branch: str | None = None) -> None:
@@ -123,18 +144,24 @@ def init(dest: Path, branch: str | None = None) -> None:
 
 
 def commit(repo: Path, tree: str, parent: str | None, message: str, ref: str) -> str:
-    """A commit of ``tree`` on ``parent`` at ``ref`` (created or moved); returns its id."""
-    parents = ["-p", parent] if parent else []
-    oid = git(repo, "commit-tree", tree, *parents, "-m", message).strip()
-    git(repo, "update-ref", ref, oid)
-    return oid
+    """A commit of ``tree`` on ``parent`` at ``ref`` (created or moved), as ``git
+    commit-tree`` and ``update-ref`` make it, by caesar; returns its id."""
+    try:
+        opened = open_root(repo)
+        who = pygit2.Signature(IDENTITY["GIT_AUTHOR_NAME"], IDENTITY["GIT_AUTHOR_EMAIL"])
+        parents = [pygit2.Oid(hex=parent)] if parent else []
+        made = opened.create_commit(None, who, who, f"{message}\n", pygit2.Oid(hex=tree), parents)
+        opened.references.create(ref, made, force=True)
+    except (CaesarError, pygit2.GitError, KeyError, ValueError) as error:
+        raise BundleError(f"the commit for {ref} could not be made: {error}", "") from None
+    return str(made)
 
 
 def head(workdir: Path) -> str | None:
     """The commit ``workdir``'s HEAD names, or None (unborn, or no repository)."""
     try:
-        return git(workdir, "rev-parse", "--verify", "-q", "HEAD^{commit}").strip() or None
-    except BundleError:
+        return head_commit(workdir)
+    except (CaesarError, pygit2.GitError, KeyError, ValueError):
         return None
 
 

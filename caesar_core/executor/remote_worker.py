@@ -58,6 +58,10 @@ SKIPPED = {"events.jsonl", "task.json", "report.json"}
 """Task-directory files that do not come back as files: the log comes by offset, the task
 file and the report are rewritten by the client from what it validated."""
 MAX_DEPTH = 4
+POLL_S = 0.01
+"""How often a poll waiting for news looks whether anything changed (``versions``)."""
+LOOK_S = 0.1
+"""How often it looks at everything whatever the versions say."""
 
 State = Literal["preparing", "running", "done", "refused", "unknown"]
 
@@ -282,14 +286,38 @@ async def poll(
         answered = await asyncio.to_thread(deliver_answers, home, task_id, answers)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_s
+    version = versions(home, task_id)  # before the look: a change after it is seen next time
+    seen, looked = look(home, task_id, offset), loop.time()
     while True:
-        seen = look(home, task_id, offset)
         news = seen["state"] != known_state or seen["events"]
         news = news or len(seen["questions"]) != known_questions
         if news or loop.time() >= deadline:
             seen["answered"] = sorted({*answered, *seen["answered"]})
             return seen
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(POLL_S)
+        now = versions(home, task_id)
+        # A change shows in the versions at once; one they miss (two within a tick of the
+        # file system's clock) in the whole look made at least every LOOK_S.
+        if now != version or loop.time() - looked >= LOOK_S:
+            version, seen, looked = now, look(home, task_id, offset), loop.time()
+
+
+def versions(home: Path, task_id: str) -> tuple[tuple[int, int, int], ...]:
+    """What tells the state, the log and the questions from their next versions (by
+    ``lstat``: nothing opened, no link followed); looked at every ``POLL_S``, which only a
+    change makes a whole ``look``."""
+    from caesar_core.store.store import TaskStore
+
+    root = TaskStore(home / "repo").paths(task_id)
+    found: list[tuple[int, int, int]] = []
+    for path in (home / STATE_FILE, root.events, root.questions):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            found.append((0, 0, 0))
+            continue
+        found.append((st.st_ino, st.st_mtime_ns, st.st_size))
+    return tuple(found)
 
 
 def look(home: Path, task_id: str, offset: int) -> dict[str, Any]:

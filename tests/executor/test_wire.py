@@ -63,3 +63,36 @@ def test_a_bundle_naming_more_refs_than_the_tasks_fetches_nothing(tmp_path: Path
     assert not git(target, "for-each-ref").strip()
     fetched = bundle.fetch(target, out, [f"refs/caesar/{TASK}", "refs/heads/main"])
     assert fetched[f"refs/caesar/{TASK}"] == git(source, "rev-parse", "HEAD").strip()
+
+
+def test_a_file_that_is_no_bundle_fetches_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "target"
+    bundle.init(target)
+    fake = tmp_path / "fake.bundle"
+    fake.write_bytes(b"# v9 git bundle\n" + b"a" * 40 + f" refs/caesar/{TASK}\n\nPACK".encode())
+    with pytest.raises(bundle.BundleError, match="no header"):
+        bundle.fetch(target, fake, [f"refs/caesar/{TASK}"])
+    fake.write_bytes(b"# v2 git bundle\nnot a ref line\n\nPACK")
+    with pytest.raises(bundle.BundleError, match="no ref"):
+        bundle.fetch(target, fake, [f"refs/caesar/{TASK}"])
+    assert not git(target, "for-each-ref").strip()
+
+
+def test_a_commit_is_caesars_and_moves_its_ref_wherever_it_was(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main")
+    for n in ("one", "two"):
+        (source / "f").write_text(f"{n}\n")
+        git(source, "add", "-A")
+        git(source, "commit", "-q", "-m", n)
+    tree = git(source, "rev-parse", "HEAD^{tree}").strip()
+    ref = f"refs/caesar/{TASK}"
+    first = bundle.commit(source, tree, git(source, "rev-parse", "HEAD").strip(), "mine", ref)
+    again = bundle.commit(source, tree, git(source, "rev-parse", "HEAD~1").strip(), "mine", ref)
+    assert first != again
+    assert git(source, "rev-parse", ref).strip() == again
+    shown = git(source, "log", "-1", "--format=%an <%ae>%n%B", ref)
+    assert shown.startswith("caesar <caesar@localhost>\nmine\n")
+    assert bundle.head(source) == git(source, "rev-parse", "HEAD").strip()
+    assert bundle.head(tmp_path / "nowhere") is None
