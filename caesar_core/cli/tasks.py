@@ -594,13 +594,17 @@ def _turn(record: ListedTask) -> str:
 def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> None:
     """Print a task's events (or raw output), optionally following it live."""
     from caesar_core.events import EventTail, LineTail
-    from caesar_core.runner.sweep import sweep_one
+    from caesar_core.runner.abandoned import needs_sweep
     from caesar_core.store import TaskStore
 
     store = TaskStore(root)
-    _, problem = sweep_one(store, store.get(task_id))  # an abandoned task concluded, then shown
-    if problem:
-        click.echo(safe_text(f"caesar: {problem}"), err=True)
+    record = store.get(task_id)
+    if needs_sweep(record):  # an abandoned task concluded, then shown (the sweep loaded for it)
+        from caesar_core.runner.sweep import sweep_one
+
+        _, problem = sweep_one(store, record)
+        if problem:
+            click.echo(safe_text(f"caesar: {problem}"), err=True)
     paths = store.paths(task_id)
     printer = _EventPrinter(as_json=as_json)
 

@@ -36,10 +36,12 @@ agents, the event log, the documents it does not read, the MCP SDK and the scree
 NOT_FOR_LOGS = NO_SCREEN_NO_SDK | {
     "pygit2",
     "caesar_core.git",
+    "caesar_core.runner.sweep",
     "caesar_core.events.fold",
     "caesar_core.events.activity",
 }
-"""What ``caesar logs --json`` has no use for: git, the fold of events into activity."""
+"""What ``caesar logs --json`` of an ended task has no use for: git, the sweep, the fold of
+events into activity."""
 
 
 def command_modules(args: list[str], cwd: Path) -> set[str]:
