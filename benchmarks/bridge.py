@@ -38,6 +38,23 @@ def timed(command: list[str], stdin: bytes, env: dict[str, str]) -> float:
     return elapsed
 
 
+def pre_tool_request(project: Path, env: dict[str, str]) -> bytes:
+    """An admission begun for ``project``, and a pre-tool request of it (``git status``)."""
+    begin = {"op": "begin", "client": "claude-code", "prompt": "list the files"}
+    begin |= {"project": str(project), "integration_mode": "project_hook"}
+    done = subprocess.run(
+        [CAESAR, "bridge"],
+        input=json.dumps(begin).encode(),
+        capture_output=True,
+        env=env,
+        check=True,
+    )
+    admission = json.loads(done.stdout)["admission_id"]
+    request = {"op": "pre-tool", "admission_id": admission, "tool": "Bash"}
+    request |= {"tool_input": {"command": "git status"}, "tool_use_id": "toolu_1"}
+    return json.dumps(request).encode()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=40)
@@ -49,19 +66,7 @@ def main() -> int:
         env.update(CAESAR_STATE_DIR=str(Path(tmp) / "state"), XDG_CONFIG_HOME=str(Path(tmp)))
         project = Path(tmp) / "project"
         project.mkdir()
-        begin = {"op": "begin", "client": "claude-code", "prompt": "list the files"}
-        begin |= {"project": str(project), "integration_mode": "project_hook"}
-        done = subprocess.run(
-            [CAESAR, "bridge"],
-            input=json.dumps(begin).encode(),
-            capture_output=True,
-            env=env,
-            check=True,
-        )
-        admission = json.loads(done.stdout)["admission_id"]
-        request = {"op": "pre-tool", "admission_id": admission, "tool": "Bash"}
-        request |= {"tool_input": {"command": "git status"}, "tool_use_id": "toolu_1"}
-        pre_tool = json.dumps(request).encode()
+        pre_tool = pre_tool_request(project, env)
         bridge_cmd, pass_cmd = [CAESAR, "bridge"], [sys.executable, "-c", "pass"]
         timed(bridge_cmd, pre_tool, env)  # warm-up: bytecode written, caches filled
         timed(pass_cmd, b"", env)

@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _eventdata import event_log
+from bridge import pre_tool_request
 from reconcile import GIT_ENV, git, make_changes, make_repository
 
 CAESAR = shutil.which("caesar", path=str(Path(sys.executable).parent)) or "caesar"
@@ -251,18 +252,9 @@ def hook_rows(
     project.mkdir()
     rows: list[Row] = []
     if wanted("bridge"):
-        begin = {"op": "begin", "client": "claude-code", "prompt": "list the files"}
-        begin |= {"project": str(project), "integration_mode": "project_hook"}
-        done = subprocess.run(
-            [CAESAR, "bridge"], input=json.dumps(begin).encode(), env=env,
-            capture_output=True, check=True,
-        )  # fmt: skip
-        admission = json.loads(done.stdout)["admission_id"]
-        request = {"op": "pre-tool", "admission_id": admission, "tool": "Bash"}
-        request |= {"tool_input": {"command": "git status"}, "tool_use_id": "toolu_1"}
         rows.append(
             Row("bridge", "`caesar bridge` pre-tool",
-                Command([CAESAR, "bridge"], project, json.dumps(request).encode()),
+                Command([CAESAR, "bridge"], project, pre_tool_request(project, env)),
                 python_pass, "python -c pass", 2.0)
         )  # fmt: skip
     if wanted("hook"):

@@ -200,19 +200,35 @@ class Policy(BaseModel):
 
     def permits(self, agent_id: str) -> tuple[bool, str]:
         """Whether ``agent_id`` may run, and the rule that decided, for the refusal message."""
+        allowed, why, _ = self._decide(agent_id)
+        return allowed, why
+
+    def deciding_key(self, agent_id: str) -> str:
+        """The ``[policy]`` key whose value decided :meth:`permits` (``policy.denied``,
+        ``policy.allow_recursion`` or ``policy.allowed``): where a refusal's remedy points."""
+        return self._decide(agent_id)[2]
+
+    def _decide(self, agent_id: str) -> tuple[bool, str, str]:
         if agent_id in self.denied:
-            return False, f"policy.denied lists {agent_id!r}"
+            return False, f"policy.denied lists {agent_id!r}", "policy.denied"
         if agent_id == RECURSIVE_AGENT and not self.allow_recursion:
-            return False, (
-                f"policy.allow_recursion is false, which refuses {agent_id!r} (delegating to "
-                "Claude Code from Claude Code is recursion); set it to true to allow it"
+            return (
+                False,
+                (
+                    f"policy.allow_recursion is false, which refuses {agent_id!r} (delegating to "
+                    "Claude Code from Claude Code is recursion); set it to true to allow it"
+                ),
+                "policy.allow_recursion",
             )
         if not self.allowed:
-            return True, f"policy.allowed is empty and policy.denied does not list {agent_id!r}"
+            why = f"policy.allowed is empty and policy.denied does not list {agent_id!r}"
+            return True, why, "policy.allowed"
         if agent_id in self.allowed:
-            return True, f"policy.allowed lists {agent_id!r}"
-        return False, (
-            f"policy.allowed does not list {agent_id!r} (it lists {', '.join(self.allowed)})"
+            return True, f"policy.allowed lists {agent_id!r}", "policy.allowed"
+        return (
+            False,
+            (f"policy.allowed does not list {agent_id!r} (it lists {', '.join(self.allowed)})"),
+            "policy.allowed",
         )
 
 

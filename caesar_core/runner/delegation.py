@@ -99,7 +99,7 @@ def decide(
     if not allowed:
         raise DelegationError(
             f"agent {adapter.id} is not allowed by the policy: {why}",
-            _policy_remedy(adapter.id, why, loaded),
+            _policy_remedy(config.policy.deciding_key(adapter.id), loaded),
         )
     if resolve_binary(adapter.bin) is None:
         raise DelegationError(
@@ -333,10 +333,8 @@ def _system_prompt(role: Role | None, root: Path) -> str:
     return "" if role is None else role.read_system_prompt(root)
 
 
-def _policy_remedy(agent_id: str, why: str, loaded: LoadedConfig) -> str:
-    """Where to change the rule that refused ``agent_id``: the key that decided, in its file."""
-    if "allow_recursion" in why:
-        key = "policy.allow_recursion"
+def _policy_remedy(key: str, loaded: LoadedConfig) -> str:
+    """Where to change the rule that refused an agent: the key that decided, in its file."""
+    if key == "policy.allow_recursion":
         return f"set [policy] allow_recursion = true ({loaded.source_of(key)})"
-    key = "policy.denied" if "denied" in why else "policy.allowed"
     return f"change [policy] allowed/denied ({loaded.source_of(key)})"

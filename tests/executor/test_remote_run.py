@@ -54,20 +54,25 @@ def test_the_spec_agent_runs_on_a_worker_and_its_work_is_reviewed_and_applied_he
 
 
 def test_nothing_on_the_worker_sees_the_clients_repository(cluster: Cluster, project: Path) -> None:
-    if not cluster.isolated:
-        pytest.skip(cluster.why_not_isolated)
+    """The agent works in a repository of the worker's own, never in the client's; and where
+    the machine allows a mount namespace (``cluster.isolated``), the client's repository is not
+    even visible to it, so nothing can rely on a shared file system."""
     agent(
         cluster,
         project,
         "peeker",
-        f'#!/bin/sh\nif [ -e "{project}/app.py" ]; then echo seen > where.txt; '
-        "else echo hidden > where.txt; fi\n",
+        f'#!/bin/sh\npwd > where.txt\nif [ -e "{project}/app.py" ]; then echo seen >> where.txt; '
+        "else echo hidden >> where.txt; fi\n",
     )
     out = on(cluster, project, "Look around", "--agent", "peeker")
     assert out["status"] == "succeeded", out["_stderr"]
-    assert (
-        Path(record_of(project, out["task_id"])["worktree_path"]) / "where.txt"
-    ).read_text() == "hidden\n"
+    worked_in, seen = (
+        (Path(record_of(project, out["task_id"])["worktree_path"]) / "where.txt")
+        .read_text()
+        .splitlines()
+    )
+    assert not Path(worked_in).is_relative_to(cluster.clients)
+    assert seen == ("hidden" if cluster.isolated else "seen"), cluster.why_not_isolated
 
 
 def test_doctor_lists_the_workers_their_slots_and_agents(cluster: Cluster, project: Path) -> None:

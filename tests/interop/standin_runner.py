@@ -8,7 +8,8 @@ agent as its child in its own process group (so the agent's pid leads no group),
 pid, and when the agent ends writes the report, its ``finished`` event (its own ``seq``
 counter), then the record (read, merged, written back with only the keys it knows), and drops
 the lease. ``--silent`` only starts the agent and records its pid, then stays alive without
-concluding anything and without a lease (a runner caesar cannot see).
+concluding anything and without a lease (a runner caesar cannot see), until its standard input
+closes (the test's end, or the test process gone: never left behind).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -78,7 +78,7 @@ def main() -> None:
     update(record_path, {"pid": child.pid})
     code = child.wait()
     if silent:
-        time.sleep(120)
+        sys.stdin.buffer.read()  # until the test closes it
         return
     report = {"protocol": "caesar.report/v1", "task_id": task_id, "status": "failed"}
     report["summary"] = f"The agent ended with code {code} without a report."

@@ -38,7 +38,10 @@ class Runner:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CAESAR_")}
         args = [sys.executable, str(STANDIN), str(project.root), self.task_id, str(agent)]
         self.process = subprocess.Popen(
-            [*args, *(["--silent"] if silent else [])], env=env, start_new_session=True
+            [*args, *(["--silent"] if silent else [])],
+            env=env,
+            stdin=subprocess.PIPE,  # a silent runner lives until this closes
+            start_new_session=True,
         )
         self.agent = int(wait_for(lambda: project.record(self.task_id).get("pid"), what="pid"))
         self.helper = int(wait_for(lambda: self._child_of(self.agent), what="the helper"))
@@ -53,6 +56,8 @@ class Runner:
         for pid in (self.helper, self.agent):
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+        if self.process.stdin is not None:
+            self.process.stdin.close()  # a silent runner's cue to end
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=10)
