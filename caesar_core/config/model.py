@@ -52,7 +52,7 @@ Decision = Literal["allow", "deny", "block", "require_approval", "halt", "quaran
 
 _IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_STRICT = ConfigDict(extra="forbid", frozen=True)
+_STRICT = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 RECURSIVE_AGENT = "claude"
 """The agent ``[policy] allow_recursion = false`` refuses (the reference's rule, by name)."""
 

@@ -16,7 +16,7 @@ class ProtocolModel(BaseModel):
     Python-level validator would halve the speed of every event read to serve a rare case.
     """
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     def to_json_dict(self) -> dict[str, Any]:
         """The document as written to disk: JSON types, absent optionals left out."""
