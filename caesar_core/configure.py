@@ -20,7 +20,7 @@ from typing import Any
 
 from caesar_core.config import Layer, LoadedConfig, load_config
 from caesar_core.config.edit import Edit, EditRefusedError, LayerFile, open_layer
-from caesar_core.config.layers import LAYERS
+from caesar_core.config.paths import LAYERS
 from caesar_core.config.provenance import FLAGS, layers_declaring, layers_setting
 
 

@@ -369,11 +369,6 @@ def test_a_client_hook_loads_only_the_standard_library(tmp_path: Path) -> None:
     assert not loaded.modules & HOT_PATH_HEAVY
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 17 CLI part: a session's first hook call begins it, and begin reads the "
-    "project's config through caesar_core.config, which loads pydantic",
-)
 def test_a_sessions_first_hook_call_loads_only_the_standard_library(tmp_path: Path) -> None:
     loaded = hook_call(tmp_path, HookWorld(tmp_path))
     assert "caesar_core" in loaded.modules

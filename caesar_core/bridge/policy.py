@@ -31,6 +31,7 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from pathlib import Path
     from typing import Any
 
 WRITE_TOOLS: frozenset[str] = frozenset(
@@ -158,22 +159,53 @@ def stopped(admission: Mapping[str, Any]) -> Ruling | None:
 
 
 def settings(project: str, env: Mapping[str, str]) -> dict[str, Any]:
-    """The layered configuration's bridge settings, resolved once (pydantic is loaded here)."""
+    """The layered configuration's bridge settings, resolved once per begin.
+
+    When not one layer file exists (no global file, no ``.caesar/config.toml`` nor
+    ``config.local.toml``), ``load_config`` reads nothing and the configuration is its
+    defaults: :func:`default_settings`, without pydantic. That is the first tool call of a
+    session in a project that configured nothing, which would otherwise pay ~85 ms to learn
+    the defaults. Any file there, even empty or broken, goes through ``load_config`` (the one
+    parser, which refuses what it must): no second reader of the configuration's meaning
+    exists, and the defaults both paths answer are the same constants
+    (``config.defaults.BRIDGE_*``, which ``config.model.Bridge`` declares as its defaults;
+    ``tests/bridge`` checks the two answers are equal).
+    """
     from pathlib import Path
 
-    from caesar_core.config import ConfigError, load_config
+    from caesar_core.config.paths import layer_paths, no_layer_exists
     from caesar_core.layout import project_of_task
 
     xdg = env.get("XDG_CONFIG_HOME", "")
     home = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(env.get("HOME", "~")) / ".config"
+    home = home.expanduser()
     # Inside a caesar task, the rules of the project that made it: the worktree the agent
     # runs in has no .caesar/ of its own.
     folder = env.get(ENV_TASK_DIR, "")
     root = (project_of_task(Path(folder)) if folder else None) or Path(project)
+    if no_layer_exists(layer_paths(root, home)):
+        return default_settings()
+    return configured_settings(root, home)
+
+
+def default_settings() -> dict[str, Any]:
+    """The bridge settings of a configuration no file changed (stdlib: ``config.defaults``)."""
+    from caesar_core.config.defaults import BRIDGE_APPROVAL_TIMEOUT_MS, BRIDGE_ON_APPROVAL_TIMEOUT
+
+    return {
+        "rules": [],
+        "approval_timeout_s": BRIDGE_APPROVAL_TIMEOUT_MS / 1000,
+        "on_approval_timeout": BRIDGE_ON_APPROVAL_TIMEOUT,
+    }
+
+
+def configured_settings(root: Path, home: Path) -> dict[str, Any]:
+    """The bridge settings ``load_config`` resolves for ``root`` (pydantic is loaded here)."""
     from caesar_core.bridge.scan import secret_kinds
+    from caesar_core.config import ConfigError, load_config
 
     try:
-        bridge = load_config(root, config_home=home.expanduser()).config.bridge
+        bridge = load_config(root, config_home=home).config.bridge
     except ConfigError as problem:
         raise PolicyError(f"configuration refused: {problem}") from None
     rules: list[dict[str, Any]] = []

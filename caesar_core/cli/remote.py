@@ -30,7 +30,7 @@ def shepherd_command(task_id: str, root: Path, as_json: bool) -> None:
 
 def doctor_on(root: Path, address: str, as_json: bool) -> None:
     """``caesar doctor --on ADDRESS``: the cluster's workers, their slots, their agents."""
-    from caesar_core.config.layers import layer_path
+    from caesar_core.config.paths import layer_path
     from caesar_core.executor import remote_worker
     from caesar_core.executor.shepherd import connect
 

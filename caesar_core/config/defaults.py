@@ -64,6 +64,11 @@ BUILTIN_ROLES: Final[tuple[BuiltinRole, ...]] = (
 )
 """Roles every project has without configuring anything; ``[[role]]`` with a name replaces."""
 
+BRIDGE_APPROVAL_TIMEOUT_MS: Final = 120_000
+"""``[bridge] approval_timeout``'s default: how long a held tool call waits for a person."""
+BRIDGE_ON_APPROVAL_TIMEOUT: Final = "deny"
+"""``[bridge] on_approval_timeout``'s default: what a held call gets when nobody answered."""
+
 WATCH_KEYS: Final[Mapping[str, str]] = {
     "quit": "q",
     "help": "?",

@@ -28,8 +28,9 @@ from tomlkit.items import AoT, Array, InlineTable, Item, Table
 from tomlkit.toml_document import TOMLDocument
 
 from caesar_core.config.errors import DOCUMENTED, ConfigError, ConfigProblem
-from caesar_core.config.layers import Layer, LoadedConfig, layer_path, load_config
+from caesar_core.config.layers import LoadedConfig, load_config
 from caesar_core.config.layers import _read as read_layer
+from caesar_core.config.paths import Layer, layer_path
 from caesar_core.config.problems import KEYED
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.fs import atomic_write

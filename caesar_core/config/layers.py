@@ -21,7 +21,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -31,33 +31,11 @@ from caesar_core.config.depth import MAX_TOML_DEPTH, deepest_path, too_deep_at
 from caesar_core.config.errors import ConfigError, ConfigProblem
 from caesar_core.config.locate import KeyPath, Position, key_positions, locate
 from caesar_core.config.model import Config
+from caesar_core.config.paths import layer_paths
 from caesar_core.config.problems import KEYED, describe, duplicate_entries, known_keys, label
-from caesar_core.store.root import CAESAR_DIR
 
-Layer = Literal["global", "project", "local"]
-LAYERS: tuple[Layer, ...] = ("global", "project", "local")
 DEFAULT_SOURCE = "default"
 """What :meth:`LoadedConfig.source_of` answers for a value no file set."""
-
-
-def xdg_config_home(override: Path | None = None) -> Path:
-    """``$XDG_CONFIG_HOME``, else ``~/.config`` (a relative XDG value is ignored, per spec)."""
-    if override is not None:
-        return override
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
-    if xdg and Path(xdg).is_absolute():
-        return Path(xdg)
-    return Path.home() / ".config"
-
-
-def layer_path(root: Path | None, layer: Layer, config_home: Path | None = None) -> Path:
-    """Where ``layer``'s file lives (whether or not it exists)."""
-    if layer == "global":
-        return xdg_config_home(config_home) / "caesar" / "config.toml"
-    if root is None:
-        raise ValueError(f"the {layer} layer belongs to a project: pass its root")
-    name = "config.toml" if layer == "project" else "config.local.toml"
-    return root / CAESAR_DIR / name
 
 
 @dataclass(frozen=True)
@@ -107,7 +85,7 @@ def load_config(
     located in the file where it was written. ``texts``: a layer's file read from this text
     instead of the disk (an edit checked whole before it is written, ``config.edit``).
     """
-    paths = [layer_path(root, layer, config_home) for layer in LAYERS if root or layer == "global"]
+    paths = layer_paths(root, config_home)
     replaced = texts or {}
     read = [layer for layer in (_read(path, replaced.get(path)) for path in paths) if layer]
     for layer in read:

@@ -34,7 +34,13 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic_core import PydanticCustomError
 from pydantic_core.core_schema import ValidationInfo
 
-from caesar_core.config.defaults import BUILTIN_ROLES, DEFAULT_ROLE_PROMPTS, WATCH_KEYS
+from caesar_core.config.defaults import (
+    BRIDGE_APPROVAL_TIMEOUT_MS,
+    BRIDGE_ON_APPROVAL_TIMEOUT,
+    BUILTIN_ROLES,
+    DEFAULT_ROLE_PROMPTS,
+    WATCH_KEYS,
+)
 from caesar_core.config.durations import Duration
 from caesar_core.config.templates import (
     Template,
@@ -426,8 +432,8 @@ class Bridge(BaseModel):
 
     model_config = _STRICT
 
-    approval_timeout: Duration = Duration(120_000)
-    on_approval_timeout: Literal["allow", "deny"] = "deny"
+    approval_timeout: Duration = Duration(BRIDGE_APPROVAL_TIMEOUT_MS)
+    on_approval_timeout: Literal["allow", "deny"] = BRIDGE_ON_APPROVAL_TIMEOUT
     rules: list[BridgeRule] = Field(default_factory=list, alias="rule")
 
     def first_match(self, tool: str, subject: str | None = None) -> BridgeRule | None:

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from caesar_core.config.layers import DEFAULT_SOURCE, LAYERS, Layer, LoadedConfig, layer_path
+from caesar_core.config.layers import DEFAULT_SOURCE, LoadedConfig
 from caesar_core.config.layers import _read as read_layer
+from caesar_core.config.paths import LAYERS, Layer, layer_path
 from caesar_core.config.problems import KEYED
 
 Origin = Literal["default", "global", "project", "local"]

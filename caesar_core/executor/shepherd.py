@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from caesar_core.config import load_config
-from caesar_core.config.layers import layer_path
+from caesar_core.config.paths import layer_path
 from caesar_core.errors import CaesarError
 from caesar_core.executor import bundle, landing, remote_worker
 from caesar_core.executor.remote_worker import distributed
