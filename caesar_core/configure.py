@@ -118,14 +118,14 @@ class Editor:
 
     def add_agent(self, layer: Layer, agent_id: str, fields: Mapping[str, Any]) -> Change:
         """An ``[[agent]]`` entry, whole (a same-id entry of this layer is replaced)."""
-        from caesar_core.agents.registry import BUILTIN
+        from caesar_core.agents.registry import BUILTIN_IDS
 
         file = self.open(layer)
         replaced = file.put_entry("agent", agent_id, fields)
         notes = []
         if replaced:
             notes.append(f"the {layer} layer's [[agent]] {agent_id} was replaced whole")
-        if agent_id in {adapter.id for adapter in BUILTIN}:
+        if agent_id in BUILTIN_IDS:
             notes.append(f"this entry replaces caesar's built-in {agent_id} adapter")
         edit = file.finish()
         return Change(
@@ -133,14 +133,14 @@ class Editor:
         )
 
     def remove_agent(self, layer: Layer, agent_id: str) -> Change:
-        from caesar_core.agents.registry import BUILTIN
+        from caesar_core.agents.registry import BUILTIN_IDS
 
         file = self.open(layer)
         if not file.drop_entry("agent", agent_id):
             loaded = self.load()
             known_agent(loaded, agent_id)
             declaring = layers_declaring(self.root, "agent", agent_id, self.config_home)
-            builtin = agent_id in {adapter.id for adapter in BUILTIN}
+            builtin = agent_id in BUILTIN_IDS
             if declaring:
                 raise _elsewhere(f"[[agent]] {agent_id}", layer, declaring)
             raise EditRefusedError(

@@ -278,6 +278,8 @@ class Ran:
     modules: frozenset[str]
     """Top-level packages."""
     schemas: int
+    names: frozenset[str] = frozenset()
+    """Every module, by its full dotted name."""
 
 
 def ran(
@@ -297,7 +299,8 @@ def ran(
         check=False,
     )
     data = json.loads(report.read_text())
-    return Ran(frozenset(name.split(".")[0] for name in data["modules"]), data["schemas"])
+    names = frozenset(data["modules"])
+    return Ran(frozenset(name.split(".")[0] for name in names), data["schemas"], names)
 
 
 @pytest.fixture(scope="module")
@@ -380,3 +383,47 @@ def test_the_watch_app_leaves_git_until_a_diff_is_asked_for() -> None:
     loaded = loaded_after("import caesar_tui.app, caesar_tui.cli")
     assert "textual" in loaded
     assert "pygit2" not in loaded
+
+
+ADAPTER_MODULES = frozenset(
+    f"caesar_core.agents.{name}"
+    for name in ("claude", "codex", "copilot", "gemini", "opencode", "qwen", "stream")
+)
+"""The built-in adapters' modules (and the stream parsing they share)."""
+
+
+def script_project(tmp: Path) -> Path:
+    """A git project whose ``[[agent]] jq`` is a shell script that writes its report."""
+    root = tmp / "scripted"
+    root.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    (root / ".gitignore").write_text(".caesar/\n")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "initial"], check=True)
+    script = tmp / "agent.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        'printf \'{"protocol":"caesar.report/v1","status":"success","summary":"ok"}\' '
+        '> "$CAESAR_REPORT_PATH"\n'
+    )
+    script.chmod(0o755)
+    (root / ".caesar").mkdir()
+    (root / ".caesar" / "config.toml").write_text(
+        f'[[agent]]\nid = "jq"\nbin = "{script}"\nargs = "{{{{prompt}}}}"\n'
+    )
+    return root
+
+
+@pytest.mark.parametrize("mode", ["read-only", "write"])
+def test_running_a_declared_agent_loads_no_built_in_adapter(tmp_path: Path, mode: str) -> None:
+    """``caesar run --agent jq`` looks its agent up: the seven built-in adapters' modules (and
+    their stream parsers) stay unloaded, and so do the screen, the MCP SDK and Dask."""
+    root = script_project(tmp_path)
+    loaded = ran(tmp_path, "run", "Say hello", "--agent", "jq", "--mode", mode, cwd=root)
+    assert "caesar_core.runner.engine" in loaded.names
+    assert not loaded.names & ADAPTER_MODULES, loaded.names & ADAPTER_MODULES
+    assert not loaded.modules & (PLAIN_HEAVY - {"pygit2"})
+    assert loaded.schemas == 0
+    (task,) = (root / ".caesar" / "tasks").iterdir()
+    assert json.loads((task / "report.json").read_text())["status"] == "success"

@@ -10,7 +10,7 @@ from typing import Any
 
 from caesar_core.agents.base import Adapter
 from caesar_core.agents.registry import (
-    BUILTIN,
+    BUILTIN_IDS,
     catalogue,
     outdated,
     probe_version,
@@ -35,7 +35,7 @@ def agent_rows(loaded: LoadedConfig) -> list[dict[str, Any]]:
             for agent_id, adapter in agents.items()
         }
         versions = {k: f.result() if f else None for k, f in futures.items()}
-    builtin_ids = {adapter.id for adapter in BUILTIN}
+    builtin_ids = set(BUILTIN_IDS)
     declared = {entry.id for entry in loaded.config.agents}
     rows = []
     for agent_id, adapter in agents.items():

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,12 +28,6 @@ from caesar_core.agents.base import (
     Translator,
     read_only,
 )
-from caesar_core.agents.claude import ClaudeAdapter
-from caesar_core.agents.codex import CodexAdapter
-from caesar_core.agents.copilot import CopilotAdapter
-from caesar_core.agents.gemini import GeminiAdapter
-from caesar_core.agents.opencode import OpencodeAdapter
-from caesar_core.agents.qwen import QwenAdapter
 from caesar_core.agents.sessions import PointerTranslator
 from caesar_core.config import AgentConfig, Config
 from caesar_core.config.templates import uses_token
@@ -130,23 +124,63 @@ class GenericAdapter(BestTier):
         return SilentTranslator()
 
 
-BUILTIN: tuple[Adapter, ...] = (
-    DemoAdapter(),
-    CodexAdapter(),
-    ClaudeAdapter(),
-    OpencodeAdapter(),
-    GeminiAdapter(),
-    CopilotAdapter(),
-    QwenAdapter(),
-)
+_BUILTIN_HOMES: Mapping[str, tuple[str, str]] = {
+    "demo": (__name__, "DemoAdapter"),
+    "codex": ("caesar_core.agents.codex", "CodexAdapter"),
+    "claude": ("caesar_core.agents.claude", "ClaudeAdapter"),
+    "opencode": ("caesar_core.agents.opencode", "OpencodeAdapter"),
+    "gemini": ("caesar_core.agents.gemini", "GeminiAdapter"),
+    "copilot": ("caesar_core.agents.copilot", "CopilotAdapter"),
+    "qwen": ("caesar_core.agents.qwen", "QwenAdapter"),
+}
+"""Each built-in adapter by id: its module and class. A task loads its own agent's module only
+(``caesar run --agent jq`` loads none of these but this one): the seven modules, their
+translators and their patterns cost more to import than a small agent takes to run."""
+BUILTIN_IDS: tuple[str, ...] = tuple(_BUILTIN_HOMES)
+"""The built-in agents' ids, in the order listings show them."""
+_LOADED: dict[str, Adapter] = {}
 
 
-def catalogue(config: Config) -> dict[str, Adapter]:
+def builtin_adapter(agent_id: str) -> Adapter:
+    """The built-in adapter ``agent_id`` (one of :data:`BUILTIN_IDS`), its module imported on
+    first use."""
+    adapter = _LOADED.get(agent_id)
+    if adapter is None:
+        module, name = _BUILTIN_HOMES[agent_id]
+        __import__(module)
+        adapter = _LOADED[agent_id] = getattr(sys.modules[module], name)()
+    return adapter
+
+
+class Catalogue(Mapping[str, Adapter]):
+    """Every known agent by id: built-ins first, then ``[[agent]]`` entries (an entry with a
+    built-in's id replaces it in its place). A built-in's module is imported when its adapter
+    is first asked for (:func:`builtin_adapter`), so looking one agent up loads one."""
+
+    def __init__(self, declared: Mapping[str, Adapter]) -> None:
+        self._declared = dict(declared)
+        self._ids = [*BUILTIN_IDS, *(i for i in self._declared if i not in _BUILTIN_HOMES)]
+
+    def __getitem__(self, agent_id: str) -> Adapter:
+        if agent_id in self._declared:
+            return self._declared[agent_id]
+        if agent_id in _BUILTIN_HOMES:
+            return builtin_adapter(agent_id)
+        raise KeyError(agent_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, agent_id: object) -> bool:
+        return agent_id in self._declared or agent_id in _BUILTIN_HOMES
+
+
+def catalogue(config: Config) -> Catalogue:
     """Every known agent by id: built-ins first, then ``[[agent]]`` entries (which win)."""
-    agents: dict[str, Adapter] = {adapter.id: adapter for adapter in BUILTIN}
-    for entry in config.agents:
-        agents[entry.id] = GenericAdapter(entry)
-    return agents
+    return Catalogue({entry.id: GenericAdapter(entry) for entry in config.agents})
 
 
 def resolve_binary(executable: str, env: Mapping[str, str] | None = None) -> Path | None:
