@@ -183,7 +183,13 @@ def test_plain_commands_load_no_dask() -> None:
     assert not loaded & {"distributed", "dask"}
 
 
-LAZY_PACKAGES = ("caesar_core.store", "caesar_core.protocol", "caesar_core.events")
+LAZY_PACKAGES = (
+    "caesar_core.store",
+    "caesar_core.protocol",
+    "caesar_core.events",
+    "caesar_core.config",
+    "caesar_core.report",
+)
 
 
 def test_every_name_a_package_offers_is_there() -> None:

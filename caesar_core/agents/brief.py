@@ -23,8 +23,7 @@ from typing import Literal, assert_never
 from caesar_core.protocol.task import FollowUp, Mode, Task
 from caesar_core.protocol.taskdir import ENV_REPORT_PATH
 from caesar_core.protocol.versions import CURRENT, DocumentKind
-from caesar_core.report.extract import EXAMPLE_REPORT
-from caesar_core.review.followup import checks_section, clean, comments_section, rejected_section
+from caesar_core.report.example import EXAMPLE_REPORT
 
 Tier = Literal["channel", "schema", "file"]
 """How the report comes back (the same values as ``caesar_core.agents.base.ReportTier``)."""
@@ -68,6 +67,14 @@ def render_brief(
 def _followup(task: Task, followup: FollowUp, resumed: bool) -> list[str]:
     """The opening of a follow-up turn: what it continues, then the review, item by item
     (``review.followup``)."""
+    # A follow-up turn only: a first turn's brief does not load the review's formatting.
+    from caesar_core.review.followup import (
+        checks_section,
+        clean,
+        comments_section,
+        rejected_section,
+    )
+
     if resumed:
         lead = (
             "This goes on in your previous session. The workspace holds the work of the earlier "

@@ -24,20 +24,13 @@ from caesar_core import safefs
 from caesar_core.protocol.parse import parse
 from caesar_core.protocol.report import (
     REPORT_ADAPTER,
-    Change,
-    ChangeAction,
-    CommandRun,
-    Finding,
-    Question,
     Report,
-    ReportStatus,
-    Severity,
 )
 from caesar_core.protocol.versions import (
-    REPORT_V1,
     DocumentKind,
     UnsupportedProtocolError,
 )
+from caesar_core.report.example import EXAMPLE_REPORT
 
 MARKER = "caesar.report/"
 """Every valid report carries it (``protocol`` is required), so it is where searches start."""
@@ -64,30 +57,6 @@ _FENCE_OPEN = re.compile(
     r"```[ \t]*(?:json[ \t]+caesar:report|caesar:report|json)[ \t]*\r?\n", re.IGNORECASE
 )
 
-EXAMPLE_REPORT = Report(
-    protocol=REPORT_V1,
-    status=ReportStatus.SUCCESS,
-    summary="One or two sentences: what was done, and how it was checked.",
-    details="What a reviewer needs beyond the summary: decisions, trade-offs, caveats.",
-    changes=[Change(path="path/to/file.py", action=ChangeAction.MODIFIED, summary="what changed")],
-    commands_run=[CommandRun(command="the test command", exit_code=0)],
-    findings=[
-        Finding(
-            severity=Severity.MEDIUM,
-            title="Something the orchestrator should know",
-            file="path/to/file.py",
-            line=42,
-            detail="why it matters",
-        )
-    ],
-    questions=[Question(id="q1", question="A decision outside the task", options=["yes", "no"])],
-    next_steps=["What remains, when the status is partial"],
-)
-"""The example report every brief shows (:mod:`caesar_core.agents.brief`).
-
-It lives here because the extractor must know it: an agent whose output echoes its prompt
-would otherwise hand back the example as its own report.
-"""
 _EXAMPLE_JSON = EXAMPLE_REPORT.to_json_dict()
 
 

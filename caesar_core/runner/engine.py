@@ -27,48 +27,23 @@ from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
 from caesar_core.executable import caesar_command
 from caesar_core.fs import dump_json
-from caesar_core.git import (
-    GitError,
-    Snapshot,
-    TreeDiff,
-    as_unicode,
-    branch_name,
-    changes_between,
-    changes_since,
-    create_worktree,
-    snapshot,
-    task_lock_reason,
-)
-from caesar_core.protocol.documents import write_concluded_report
+from caesar_core.git import GitError, branch_name, create_worktree, task_lock_reason
 from caesar_core.protocol.event import Error, Finished, Progress, Started
 from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
 from caesar_core.protocol.task import Channel, FollowUpComment, Isolation, Task
 from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
-from caesar_core.published import schema_text
 from caesar_core.reclaim import claim_write
-from caesar_core.review.checks import (
-    check_environment,
-    failure_reason,
-    first_failure,
-    in_worktree,
-    run_checks,
-    state_of,
-    with_checks,
-)
 from caesar_core.runner.delegation import Plan, Request, decide
 from caesar_core.runner.injected import injected
-from caesar_core.runner.reconcile import reconcile
 from caesar_core.runner.resume import (
     WatchedTranslator,
     fresh_session,
     other_session,
     session_lost,
 )
-from caesar_core.runner.retrieve import retrieve
 from caesar_core.runner.slots import Holder, Slots, SlotWaitCancelled
 from caesar_core.runner.supervise import Exit, run_agent
-from caesar_core.runner.unwritten import conclude_unwritten, io_reason
 from caesar_core.runner.watchdog import Watchdog
 from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
 from caesar_core.store.ids import new_task_id
@@ -84,7 +59,40 @@ from caesar_core.store.record import (
 from caesar_core.store.store import TaskStore
 
 if TYPE_CHECKING:
+    from caesar_core.git import TreeDiff
+    from caesar_core.runner.retrieve import Retrieved
     from caesar_core.runner.turns import Continuation
+    from caesar_core.store.record import VerifiedBy
+
+CONCLUSION_MODULES = (
+    "caesar_core.git.diff",
+    "caesar_core.protocol.documents",
+    "caesar_core.review.checks",
+    "caesar_core.runner.reconcile",
+    "caesar_core.runner.retrieve",
+    "caesar_core.runner.unwritten",
+)
+"""What only a task's conclusion needs (its diff, report, checks). Imported by the functions
+that use them, and, once the agent runs, by :func:`_load_conclusion` on a thread of its own:
+this process has nothing else to do while the agent works, and a ``caesar run`` of a quick
+agent would otherwise import them after it, on the command's critical path."""
+
+
+def _load_conclusion() -> None:
+    """Import :data:`CONCLUSION_MODULES` (an error is left for the import that needs it)."""
+    for name in CONCLUSION_MODULES:
+        with contextlib.suppress(Exception):
+            __import__(name)
+
+
+def load_conclusion_meanwhile() -> None:
+    """:func:`_load_conclusion` on a daemon thread, unless everything is already loaded."""
+    import sys
+    import threading
+
+    if all(name in sys.modules for name in CONCLUSION_MODULES):
+        return
+    threading.Thread(target=_load_conclusion, name="caesar-load-conclusion", daemon=True).start()
 
 
 class StartFailed(CaesarError):
@@ -222,6 +230,8 @@ class Runner:
             task_json = dump_json(task.to_json_dict())
             claim_write(paths.root, paths.task_file.name, task_json, durable=False)
             if tier == "schema":
+                from caesar_core.published import schema_text
+
                 schema = schema_text("report", strict=True).encode()
                 claim_write(paths.root, paths.report_schema.name, schema, durable=False)
             prompt = render_brief(
@@ -262,6 +272,8 @@ class Runner:
         """The directory the agent works in, and the frozen ``base_ref`` under a worktree."""
         if plan.isolation is Isolation.INPLACE:
             if plan.repo_root is not None:
+                from caesar_core.git import snapshot
+
                 start = snapshot(plan.workspace)
                 self.store.set(record.id, start_snapshot=start.tree)
             return plan.workspace, None
@@ -291,6 +303,8 @@ class Runner:
         self, record: TaskRecord, paths: TaskPaths, error: Exception, findings: list[Finding]
     ) -> Outcome:
         """A task that could not even start still ends properly: a report, an event, a status."""
+        from caesar_core.protocol.documents import write_concluded_report
+
         detail = error.output if isinstance(error, SetupFailed) else ""
         reason = _reason(error)
         report = Report(
@@ -355,6 +369,7 @@ class Runner:
         deadline = time.monotonic() + timeout_s  # the watchdog's, or a moment before it
 
         def spawned(pid: int, cgroup: Path | None) -> None:
+            load_conclusion_meanwhile()
             with contextlib.suppress(OSError):  # a full disk: it is still found by its marker
                 self.store.set(task.id, pid=pid, cgroup=str(cgroup) if cgroup else None)
 
@@ -398,6 +413,8 @@ class Runner:
         except SlotWaitCancelled:
             ended = Exit(None, cancelled=True)
         except OSError as error:  # a full disk before the agent ran: its task still concludes
+            from caesar_core.runner.unwritten import io_reason
+
             ended = Exit(None, spawn_error=f"the agent could not be started: {io_reason(error)}")
         outcome = self._conclude_or_fail(
             prepared, ended, translator, _Until(deadline, cancel_requested)
@@ -453,6 +470,8 @@ class Runner:
         try:
             return self._conclude(prepared, ended, translator, until)
         except OSError as error:
+            from caesar_core.runner.unwritten import conclude_unwritten
+
             record, report = conclude_unwritten(
                 self.store,
                 prepared.paths,
@@ -480,6 +499,9 @@ class Runner:
         closing: EventWriter,
         until: _Until,
     ) -> Outcome:
+        from caesar_core.protocol.documents import write_concluded_report
+        from caesar_core.review.checks import with_checks
+
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
         final_text, usage = translator.final_text, translator.usage
         record = self.store.get(task.id)
@@ -491,15 +513,7 @@ class Runner:
             findings.append(
                 _finding(Severity.HIGH, "Changes unverifiable", f"{error.reason}; {error.remedy}")
             )
-        retrieved = retrieve(
-            task,
-            paths,
-            prepared.tier,
-            ended,
-            final_text=final_text,
-            changed_paths=[as_unicode(f.path) for f in diff.files] if diff else [],
-        )
-        report, verified = reconcile(retrieved.report, diff, plan.mode)
+        retrieved, report, verified = _retrieve_and_reconcile(prepared, ended, final_text, diff)
         findings.extend(retrieved.findings)
         if ended.timed_out:
             findings.append(
@@ -589,6 +603,8 @@ class Runner:
         Each carries the task's marker and is told to the record as its ``pid`` and ``cgroup``,
         so ``caesar cancel`` and the watchdog stop a check as they stop an agent; none runs
         past the task's deadline."""
+        from caesar_core.review.checks import check_environment, run_checks, state_of
+
         checks = self.config.config.review.checks
         if not checks or ended.timed_out or ended.cancelled or ended.spawn_error is not None:
             return None
@@ -627,6 +643,8 @@ class Runner:
 
     def _checks_directory(self, prepared: Prepared) -> Path:
         """The project's root as the task sees it: in its worktree, or the project itself."""
+        from caesar_core.review.checks import in_worktree
+
         worktree = self.store.get(prepared.task.id).worktree_path
         if worktree is None:
             return self.root
@@ -636,9 +654,31 @@ class Runner:
         return task_diff(record)
 
 
+def _retrieve_and_reconcile(
+    prepared: Prepared, ended: Exit, final_text: str | None, diff: TreeDiff | None
+) -> tuple[Retrieved, Report, VerifiedBy]:
+    """The agent's report as caesar retrieved it, then reconciled with what git saw."""
+    from caesar_core.git import as_unicode
+    from caesar_core.runner.reconcile import reconcile
+    from caesar_core.runner.retrieve import retrieve
+
+    retrieved = retrieve(
+        prepared.task,
+        prepared.paths,
+        prepared.tier,
+        ended,
+        final_text=final_text,
+        changed_paths=[as_unicode(f.path) for f in diff.files] if diff else [],
+    )
+    report, verified = reconcile(retrieved.report, diff, prepared.plan.mode)
+    return retrieved, report, verified
+
+
 def task_diff(record: TaskRecord) -> TreeDiff | None:
     """What a task changed: a follow-up turn's own changes (since its ``turn_base``), else
     everything since the base."""
+    from caesar_core.git import Snapshot, changes_between, changes_since
+
     exclude = record.excluded_paths
     if record.turn_base:
         return changes_between(Path(record.workspace), Snapshot(record.turn_base), exclude=exclude)
@@ -665,6 +705,8 @@ def _after_checks(
 ) -> tuple[TaskStatus, str | None]:
     """caesar's own checks have the last word on a success: one that failed fails the task;
     interrupted (Ctrl-C while they ran), it is cancelled."""
+    from caesar_core.review.checks import failure_reason, first_failure
+
     if status is not TaskStatus.SUCCEEDED:
         return status, reason
     if any(result.cancelled for result in checked or ()):
