@@ -9,9 +9,9 @@ Each name loads with its module on first use (:mod:`caesar_core.lazy`): the hook
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-
 from caesar_core.lazy import exports
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from caesar_core.config.defaults import (
