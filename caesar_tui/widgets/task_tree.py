@@ -44,6 +44,10 @@ Label = tuple[Part, ...]
 FixedParts = tuple[Label, Label, Label]
 """What of a label only the task's view decides: before the checks, the agent, after the
 age and stall mark."""
+TextParts = tuple[tuple[str, str], ...]
+"""Parts of a label before their styles are resolved: each text with its style's name."""
+FixedTexts = tuple[TextParts, TextParts, TextParts]
+"""The texts of :data:`FixedParts`."""
 BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int]
 """A label as built: from which view and clock key, its parts, those of them the view alone
 decides, and its serial number."""
@@ -123,6 +127,9 @@ class TaskTree(Tree[str]):
         def control(self) -> TaskTree:
             return self.tree
 
+    _adding = False
+    """:meth:`_rebuild` is adding nodes (see :meth:`_invalidate`)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("tasks", id=id)
         self.show_root = False
@@ -143,6 +150,8 @@ class TaskTree(Tree[str]):
         """The component styles of the frame being drawn (asked on its first line)."""
         self._drawn: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self._part_styles: LRUCache[PartKey, Style] = LRUCache(4096)
+        self._widths: dict[str, tuple[TaskView, int]] = {}
+        """The cells of what each task's view alone decides of its label, by that view."""
 
     def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
         """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
@@ -215,14 +224,29 @@ class TaskTree(Tree[str]):
         shown = {
             i: v for i, v in self._views.items() if not self._filter or matches(v, self._filter)
         }
-        for root in build_tree(v.record for v in shown.values()):
-            self._add(self.root, root, shown, now)
+        self._adding = True  # one invalidation for the whole tree, not one a node
+        try:
+            for root in build_tree(v.record for v in shown.values()):
+                self._add(self.root, root, shown, now)
+        finally:
+            self._adding = False
         self.root.expand()  # the branches are added expanded: one NodeExpanded, not one a task
         if selected is not None and selected in self._task_nodes:
             # A node just added has no line until the tree is laid out (moved to, the cursor
             # would fall to the top row): its place in the order is its line.
             self.cursor_line = self.ids_in_order().index(selected)
             self.scroll_to_node(self._task_nodes[selected], animate=False)
+
+    def _invalidate(self) -> None:
+        """Every node added invalidates the tree's lines and lays it out again: while
+        :meth:`_rebuild` adds them, only the expansion that ends it does."""
+        if not self._adding:
+            super()._invalidate()
+
+    def process_label(self, label: str | Text) -> Text:
+        """A task's label is built when drawn: the placeholder it is added with is not
+        split into lines a thousand times."""
+        return Text() if label is _UNBUILT else super().process_label(label)
 
     def _add(
         self, parent: TreeNode[str], node: TaskNode, shown: dict[str, TaskView], now: datetime
@@ -287,7 +311,16 @@ class TaskTree(Tree[str]):
     def get_label_width(self, node: TreeNode[str]) -> int:
         if node.data is None or node.data not in self._views:
             return super().get_label_width(node)
-        label = sum(cell_len(text) for text, _ in self._parts(node.data))
+        # Without building the label: the tree measures every line (a thousand of them) each
+        # time it lays itself out, and a label is built only to be drawn.
+        view = self._views[node.data]
+        measured = self._widths.get(node.data)
+        if measured is None or measured[0] is not view:
+            texts = self._fixed_texts(view)
+            width = sum(cell_len(text) for part in texts for text, _ in part)
+            measured = self._widths[node.data] = (view, width)
+        moving = self._clock_texts(self._clock_key(view, self._now))
+        label = measured[1] + sum(cell_len(text) for text, _ in moving)
         return cell_len(self._prefix(node, Style())[0]) + label
 
     def _prefix(self, node: TreeNode[str], base_style: Style) -> tuple[str, Style]:
@@ -333,6 +366,11 @@ class TaskTree(Tree[str]):
 
     def _fixed_parts(self, view: TaskView) -> FixedParts:
         """The parts of a task's label that only its view decides."""
+        head, agent, tail = self._fixed_texts(view)
+        return self._resolved(head), self._resolved(agent), self._resolved(tail)
+
+    def _fixed_texts(self, view: TaskView) -> FixedTexts:
+        """The texts of :meth:`_fixed_parts`, each with the name of its style."""
         record, activity = view.record, view.activity
         who = safe_text(record.role or record.agent)
         if view.needs_input:
@@ -352,20 +390,24 @@ class TaskTree(Tree[str]):
             (f"{record.executor.label} " if record.executor else "", MUTED),
             (headline, "$text-warning" if view.needs_input else MUTED if view.reading else ""),
         )
-        return self._resolved(head), self._resolved(agent), self._resolved(tail)
+        return head, agent, tail
 
     def _label(self, fixed: FixedParts, clock: ClockKey) -> Label:
         head, agent, tail = fixed
+        checked, shown_age, stall = self._clock_texts(clock)
+        return head + self._resolved((checked,)) + agent + self._resolved((shown_age, stall)) + tail
+
+    @staticmethod
+    def _clock_texts(clock: ClockKey) -> TextParts:
+        """The checks mark (drawn before the agent), the age and the stall mark, with the
+        names of their styles."""
         shown_age, stalled, checks = clock
         checked = CHECKS[checks]
-        moving = self._resolved(((" " + checked.glyph, checked.style),))
-        timed = self._resolved(
-            (
-                (f"{shown_age:>4} ", MUTED),
-                (f"{STALLED.glyph} " if stalled else "", STALLED.style),
-            )
+        return (
+            (" " + checked.glyph, checked.style),
+            (f"{shown_age:>4} ", MUTED),
+            (f"{STALLED.glyph} " if stalled else "", STALLED.style),
         )
-        return head + moving + agent + timed + tail
 
     def _resolved(self, parts: Iterable[tuple[str, str]]) -> Label:
         """Parts with their styles as Rich draws them, the empty ones left out. Built with the
