@@ -23,6 +23,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import Tree
+from textual.widgets._tree import _TreeLine
 from textual.widgets.tree import TreeNode
 
 from caesar_core.events.fold import STALL_AFTER
@@ -147,7 +148,10 @@ class TaskTree(Tree[str]):
         self._serial = 0
         """Counts labels built: a line drawn is kept by the serial of its label."""
         self._drawing: LineDrawing | None = None
-        """The component styles of the frame being drawn (asked on its first line)."""
+        """The component styles lines are drawn with (asked on a frame's first line)."""
+        self._drawing_key: tuple[object, ...] = ()
+        """What they were asked for: kept between frames while it holds (the clock's
+        tick draws a frame a second; its lines need the same styles as the last)."""
         self._drawn: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self._part_styles: LRUCache[PartKey, Style] = LRUCache(4096)
         self._widths: dict[str, tuple[TaskView, int]] = {}
@@ -178,16 +182,41 @@ class TaskTree(Tree[str]):
 
     def _refresh_stale_lines(self) -> None:
         """Redraw the visible lines whose label the clock has changed since it was built."""
-        top = self.scroll_offset.y
+        scroll_x, top = self.scroll_offset
         now, keys = self._now, dict[str, ClockKey]()
-        for line in self._tree_lines[top : top + self.size.height]:
+        for y, line in enumerate(self._tree_lines[top : top + self.size.height]):
             task_id = line.node.data
             built = self._labels.get(task_id) if task_id is not None else None
             if task_id is not None and built is not None:
                 keys[task_id] = key = self._clock_key(built[0], now)
-                if built[1] != key:
+                if built[1] == key:
+                    continue
+                cells = self._age_cells(line, built, key)
+                if cells is None:
                     line.node.refresh()
+                else:  # the age alone: the rest of the line is not sent to the terminal again
+                    self.refresh(Region(cells.start - scroll_x, y, len(cells), 1))
         self._keys = (now, keys)  # the lines drawn next are built with these
+
+    def _age_cells(self, line: _TreeLine[str], built: BuiltLabel, key: ClockKey) -> range | None:
+        """Where on its line the age is drawn, when the age is all the clock changed of a
+        label and it keeps its width; None: the line is drawn again whole."""
+        was, now = built[1], key
+        if was[1:] != now[1:]:
+            return None  # the stall mark or the checks: what follows them moves
+        old_age, new_age = self._clock_texts(was)[1][0], self._clock_texts(now)[1][0]
+        if cell_len(old_age) != cell_len(new_age):
+            return None
+        head, agent, _ = built[3]
+        checked = self._clock_texts(now)[0][0]
+        start = (
+            line._get_guide_width(self.guide_depth, self.show_root)
+            + cell_len(self._prefix(line.node, Style())[0])
+            + sum(cell_len(text) for text, _ in head)
+            + cell_len(checked)
+            + sum(cell_len(text) for text, _ in agent)
+        )
+        return range(start, start + cell_len(new_age))
 
     def set_filter(self, query: str, now: datetime) -> None:
         self._filter = query
@@ -264,13 +293,16 @@ class TaskTree(Tree[str]):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._labels.clear()  # a new theme: the labels' colours with it
+        self._drawing = None
         self._drawn.clear()
         self._part_styles.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # once a frame: Tree asks for it again every line
-        self._drawing = None
         self._pseudo_classes = self.get_pseudo_class_state()
+        key = (self._pseudo_classes, self._line_style, self.show_guides, self.guide_depth)
+        if key != self._drawing_key:
+            self._drawing, self._drawing_key = None, key
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
