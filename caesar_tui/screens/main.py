@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from caesar_core.config import WATCH_KEYS
 from caesar_core.protocol.approvals import ApprovalDecision
@@ -47,6 +47,7 @@ from caesar_tui.source import TaskFiles
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
 from caesar_tui.widgets.diff_view import DiffProvider, DiffView
+from caesar_tui.widgets.keys_footer import KeysFooter
 from caesar_tui.widgets.log_view import LogView
 from caesar_tui.widgets.questions import QuestionForm, QuestionsPane
 from caesar_tui.widgets.report_view import ReportView
@@ -129,7 +130,7 @@ class MainScreen(WorkerFailures, Screen[None]):
                 for pane, title in TABS:
                     with TabPane(f"{self._key_of(pane)} {title}", id=pane):
                         yield panes[pane]
-        yield Footer()
+        yield KeysFooter()
 
     def _key_of(self, action_id: str) -> str:
         """The first key of an action, as the footer shows keys."""

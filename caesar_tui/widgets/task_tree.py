@@ -23,6 +23,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import Tree
+from textual.widgets._tree import _TreeLine
 from textual.widgets.tree import TreeNode
 
 from caesar_core.events.fold import STALL_AFTER
@@ -44,6 +45,10 @@ Label = tuple[Part, ...]
 FixedParts = tuple[Label, Label, Label]
 """What of a label only the task's view decides: before the checks, the agent, after the
 age and stall mark."""
+TextParts = tuple[tuple[str, str], ...]
+"""Parts of a label before their styles are resolved: each text with its style's name."""
+FixedTexts = tuple[TextParts, TextParts, TextParts]
+"""The texts of :data:`FixedParts`."""
 BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int]
 """A label as built: from which view and clock key, its parts, those of them the view alone
 decides, and its serial number."""
@@ -123,6 +128,9 @@ class TaskTree(Tree[str]):
         def control(self) -> TaskTree:
             return self.tree
 
+    _adding = False
+    """:meth:`_rebuild` is adding nodes (see :meth:`_invalidate`)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("tasks", id=id)
         self.show_root = False
@@ -140,9 +148,14 @@ class TaskTree(Tree[str]):
         self._serial = 0
         """Counts labels built: a line drawn is kept by the serial of its label."""
         self._drawing: LineDrawing | None = None
-        """The component styles of the frame being drawn (asked on its first line)."""
+        """The component styles lines are drawn with (asked on a frame's first line)."""
+        self._drawing_key: tuple[object, ...] = ()
+        """What they were asked for: kept between frames while it holds (the clock's
+        tick draws a frame a second; its lines need the same styles as the last)."""
         self._drawn: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self._part_styles: LRUCache[PartKey, Style] = LRUCache(4096)
+        self._widths: dict[str, tuple[TaskView, int]] = {}
+        """The cells of what each task's view alone decides of its label, by that view."""
 
     def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
         """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
@@ -169,16 +182,41 @@ class TaskTree(Tree[str]):
 
     def _refresh_stale_lines(self) -> None:
         """Redraw the visible lines whose label the clock has changed since it was built."""
-        top = self.scroll_offset.y
+        scroll_x, top = self.scroll_offset
         now, keys = self._now, dict[str, ClockKey]()
-        for line in self._tree_lines[top : top + self.size.height]:
+        for y, line in enumerate(self._tree_lines[top : top + self.size.height]):
             task_id = line.node.data
             built = self._labels.get(task_id) if task_id is not None else None
             if task_id is not None and built is not None:
                 keys[task_id] = key = self._clock_key(built[0], now)
-                if built[1] != key:
+                if built[1] == key:
+                    continue
+                cells = self._age_cells(line, built, key)
+                if cells is None:
                     line.node.refresh()
+                else:  # the age alone: the rest of the line is not sent to the terminal again
+                    self.refresh(Region(cells.start - scroll_x, y, len(cells), 1))
         self._keys = (now, keys)  # the lines drawn next are built with these
+
+    def _age_cells(self, line: _TreeLine[str], built: BuiltLabel, key: ClockKey) -> range | None:
+        """Where on its line the age is drawn, when the age is all the clock changed of a
+        label and it keeps its width; None: the line is drawn again whole."""
+        was, now = built[1], key
+        if was[1:] != now[1:]:
+            return None  # the stall mark or the checks: what follows them moves
+        old_age, new_age = self._clock_texts(was)[1][0], self._clock_texts(now)[1][0]
+        if cell_len(old_age) != cell_len(new_age):
+            return None
+        head, agent, _ = built[3]
+        checked = self._clock_texts(now)[0][0]
+        start = (
+            line._get_guide_width(self.guide_depth, self.show_root)
+            + cell_len(self._prefix(line.node, Style())[0])
+            + sum(cell_len(text) for text, _ in head)
+            + cell_len(checked)
+            + sum(cell_len(text) for text, _ in agent)
+        )
+        return range(start, start + cell_len(new_age))
 
     def set_filter(self, query: str, now: datetime) -> None:
         self._filter = query
@@ -215,14 +253,29 @@ class TaskTree(Tree[str]):
         shown = {
             i: v for i, v in self._views.items() if not self._filter or matches(v, self._filter)
         }
-        for root in build_tree(v.record for v in shown.values()):
-            self._add(self.root, root, shown, now)
+        self._adding = True  # one invalidation for the whole tree, not one a node
+        try:
+            for root in build_tree(v.record for v in shown.values()):
+                self._add(self.root, root, shown, now)
+        finally:
+            self._adding = False
         self.root.expand()  # the branches are added expanded: one NodeExpanded, not one a task
         if selected is not None and selected in self._task_nodes:
             # A node just added has no line until the tree is laid out (moved to, the cursor
             # would fall to the top row): its place in the order is its line.
             self.cursor_line = self.ids_in_order().index(selected)
             self.scroll_to_node(self._task_nodes[selected], animate=False)
+
+    def _invalidate(self) -> None:
+        """Every node added invalidates the tree's lines and lays it out again: while
+        :meth:`_rebuild` adds them, only the expansion that ends it does."""
+        if not self._adding:
+            super()._invalidate()
+
+    def process_label(self, label: str | Text) -> Text:
+        """A task's label is built when drawn: the placeholder it is added with is not
+        split into lines a thousand times."""
+        return Text() if label is _UNBUILT else super().process_label(label)
 
     def _add(
         self, parent: TreeNode[str], node: TaskNode, shown: dict[str, TaskView], now: datetime
@@ -240,13 +293,16 @@ class TaskTree(Tree[str]):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._labels.clear()  # a new theme: the labels' colours with it
+        self._drawing = None
         self._drawn.clear()
         self._part_styles.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # once a frame: Tree asks for it again every line
-        self._drawing = None
         self._pseudo_classes = self.get_pseudo_class_state()
+        key = (self._pseudo_classes, self._line_style, self.show_guides, self.guide_depth)
+        if key != self._drawing_key:
+            self._drawing, self._drawing_key = None, key
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -287,7 +343,16 @@ class TaskTree(Tree[str]):
     def get_label_width(self, node: TreeNode[str]) -> int:
         if node.data is None or node.data not in self._views:
             return super().get_label_width(node)
-        label = sum(cell_len(text) for text, _ in self._parts(node.data))
+        # Without building the label: the tree measures every line (a thousand of them) each
+        # time it lays itself out, and a label is built only to be drawn.
+        view = self._views[node.data]
+        measured = self._widths.get(node.data)
+        if measured is None or measured[0] is not view:
+            texts = self._fixed_texts(view)
+            width = sum(cell_len(text) for part in texts for text, _ in part)
+            measured = self._widths[node.data] = (view, width)
+        moving = self._clock_texts(self._clock_key(view, self._now))
+        label = measured[1] + sum(cell_len(text) for text, _ in moving)
         return cell_len(self._prefix(node, Style())[0]) + label
 
     def _prefix(self, node: TreeNode[str], base_style: Style) -> tuple[str, Style]:
@@ -333,6 +398,11 @@ class TaskTree(Tree[str]):
 
     def _fixed_parts(self, view: TaskView) -> FixedParts:
         """The parts of a task's label that only its view decides."""
+        head, agent, tail = self._fixed_texts(view)
+        return self._resolved(head), self._resolved(agent), self._resolved(tail)
+
+    def _fixed_texts(self, view: TaskView) -> FixedTexts:
+        """The texts of :meth:`_fixed_parts`, each with the name of its style."""
         record, activity = view.record, view.activity
         who = safe_text(record.role or record.agent)
         if view.needs_input:
@@ -352,20 +422,24 @@ class TaskTree(Tree[str]):
             (f"{record.executor.label} " if record.executor else "", MUTED),
             (headline, "$text-warning" if view.needs_input else MUTED if view.reading else ""),
         )
-        return self._resolved(head), self._resolved(agent), self._resolved(tail)
+        return head, agent, tail
 
     def _label(self, fixed: FixedParts, clock: ClockKey) -> Label:
         head, agent, tail = fixed
+        checked, shown_age, stall = self._clock_texts(clock)
+        return head + self._resolved((checked,)) + agent + self._resolved((shown_age, stall)) + tail
+
+    @staticmethod
+    def _clock_texts(clock: ClockKey) -> TextParts:
+        """The checks mark (drawn before the agent), the age and the stall mark, with the
+        names of their styles."""
         shown_age, stalled, checks = clock
         checked = CHECKS[checks]
-        moving = self._resolved(((" " + checked.glyph, checked.style),))
-        timed = self._resolved(
-            (
-                (f"{shown_age:>4} ", MUTED),
-                (f"{STALLED.glyph} " if stalled else "", STALLED.style),
-            )
+        return (
+            (" " + checked.glyph, checked.style),
+            (f"{shown_age:>4} ", MUTED),
+            (f"{STALLED.glyph} " if stalled else "", STALLED.style),
         )
-        return head + moving + agent + timed + tail
 
     def _resolved(self, parts: Iterable[tuple[str, str]]) -> Label:
         """Parts with their styles as Rich draws them, the empty ones left out. Built with the
