@@ -17,6 +17,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, FileMode
 
+from caesar_core.git import viagit
 from caesar_core.git.changes import (
     FileChange,
     PatchSpan,
@@ -50,8 +51,10 @@ __all__ = [
     "as_unicode",
     "assemble",
     "changes_between",
+    "changes_between_by_pygit2",
     "changes_between_snapshots",
     "changes_since",
+    "changes_since_by_pygit2",
     "link_leaves_repository",
     "patch_digest",
     "reconcile",
@@ -94,7 +97,30 @@ def changes_since(
     use prefix semantics on path components; ``.caesar/`` is always excluded. Neither the
     index nor any file of ``workdir`` is modified; new blobs and trees are written to the
     object store.
+
+    The ``git`` program answers when it can (``git.viagit``); pygit2 otherwise
+    (:func:`changes_since_by_pygit2`), with the same result.
     """
+    found = viagit.changes(
+        workdir, base_ref, peel="commit", exclude=exclude, with_patch=with_patch, paths=paths
+    )
+    if found is not None:
+        return found
+    return changes_since_by_pygit2(
+        workdir, base_ref, exclude=exclude, with_patch=with_patch, paths=paths
+    )
+
+
+def changes_since_by_pygit2(
+    workdir: Path,
+    base_ref: str,
+    *,
+    exclude: Sequence[str] = (),
+    with_patch: bool = False,
+    paths: Sequence[str] | None = None,
+) -> TreeDiff:
+    """:func:`changes_since` computed by libgit2 alone: the reference the ``git`` program's
+    answer is held to, and what answers when git cannot."""
     repo = _open_workdir(workdir)
     base = resolve_commit(repo, base_ref)
     found = reconcile(repo, base.tree, exclude=exclude, paths=paths)
@@ -115,7 +141,27 @@ def changes_between(
     with_patch: bool = False,
     paths: Sequence[str] | None = None,
 ) -> TreeDiff:
-    """What changed in ``workdir`` since ``snap`` was taken (in-place tasks)."""
+    """What changed in ``workdir`` since ``snap`` was taken (in-place tasks); the ``git``
+    program answers when it can, as for :func:`changes_since`."""
+    found = viagit.changes(
+        workdir, snap.tree, peel="tree", exclude=exclude, with_patch=with_patch, paths=paths
+    )
+    if found is not None:
+        return found
+    return changes_between_by_pygit2(
+        workdir, snap, exclude=exclude, with_patch=with_patch, paths=paths
+    )
+
+
+def changes_between_by_pygit2(
+    workdir: Path,
+    snap: Snapshot,
+    *,
+    exclude: Sequence[str] = (),
+    with_patch: bool = False,
+    paths: Sequence[str] | None = None,
+) -> TreeDiff:
+    """:func:`changes_between` computed by libgit2 alone."""
     repo = _open_workdir(workdir)
     base_tree = as_tree(repo, snap.tree)
     found = reconcile(repo, base_tree, exclude=exclude, paths=paths)
