@@ -17,7 +17,6 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, FileMode
 
-from caesar_core.git import viagit
 from caesar_core.git.changes import (
     FileChange,
     PatchSpan,
@@ -39,6 +38,7 @@ from caesar_core.git.repo import (
     under_any,
     workdir_of,
 )
+from caesar_core.git.viagit import changes as changes_by_git
 from caesar_core.layout import CAESAR_DIR
 from caesar_core.protocol.report import ChangeAction
 
@@ -101,7 +101,7 @@ def changes_since(
     The ``git`` program answers when it can (``git.viagit``); pygit2 otherwise
     (:func:`changes_since_by_pygit2`), with the same result.
     """
-    found = viagit.changes(
+    found = changes_by_git(
         workdir, base_ref, peel="commit", exclude=exclude, with_patch=with_patch, paths=paths
     )
     if found is not None:
@@ -143,7 +143,7 @@ def changes_between(
 ) -> TreeDiff:
     """What changed in ``workdir`` since ``snap`` was taken (in-place tasks); the ``git``
     program answers when it can, as for :func:`changes_since`."""
-    found = viagit.changes(
+    found = changes_by_git(
         workdir, snap.tree, peel="tree", exclude=exclude, with_patch=with_patch, paths=paths
     )
     if found is not None:

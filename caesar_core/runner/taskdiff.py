@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.git import viagit
 from caesar_core.git.changes import TreeDiff
 from caesar_core.git.errors import DamagedWorktreeError
+from caesar_core.git.viagit import changes as changes_by_git
 from caesar_core.store.record import TaskRecord
 
 
@@ -57,19 +57,23 @@ def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | Non
             workdir, base, peel = Path(record.workspace), record.start_snapshot, "tree"
         else:
             return None
-        found = viagit.changes(
+        found = changes_by_git(
             workdir, base, peel=peel, exclude=record.excluded_paths, with_patch=with_patch
         )
         if found is not None:
             return found
-        from caesar_core.git import diff  # pygit2: only when git cannot answer
+        from caesar_core.git.diff import (  # pygit2: only when git cannot answer
+            Snapshot,
+            changes_between_by_pygit2,
+            changes_since_by_pygit2,
+        )
 
         if peel == "commit":
-            return diff.changes_since_by_pygit2(
+            return changes_since_by_pygit2(
                 workdir, base, exclude=record.excluded_paths, with_patch=with_patch
             )
-        return diff.changes_between_by_pygit2(
-            workdir, diff.Snapshot(base), exclude=record.excluded_paths, with_patch=with_patch
+        return changes_between_by_pygit2(
+            workdir, Snapshot(base), exclude=record.excluded_paths, with_patch=with_patch
         )
 
 
