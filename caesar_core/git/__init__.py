@@ -25,18 +25,20 @@ if TYPE_CHECKING:
         unapplied_changes,
         unapplied_work,
     )
-    from caesar_core.git.diff import (
+    from caesar_core.git.changes import (
         FileChange,
         PatchSpan,
         Snapshot,
         TreeDiff,
         as_unicode,
         assemble,
+        link_leaves_repository,
+        patch_digest,
+    )
+    from caesar_core.git.diff import (
         changes_between,
         changes_between_snapshots,
         changes_since,
-        link_leaves_repository,
-        patch_digest,
         snapshot,
     )
     from caesar_core.git.repo import (
@@ -65,18 +67,20 @@ _HOMES = {
         "unapplied_changes",
         "unapplied_work",
     ),
-    "caesar_core.git.diff": (
+    "caesar_core.git.changes": (
         "FileChange",
         "PatchSpan",
         "Snapshot",
         "TreeDiff",
         "as_unicode",
         "assemble",
+        "link_leaves_repository",
+        "patch_digest",
+    ),
+    "caesar_core.git.diff": (
         "changes_between",
         "changes_between_snapshots",
         "changes_since",
-        "link_leaves_repository",
-        "patch_digest",
         "snapshot",
     ),
     "caesar_core.git.repo": (

@@ -29,8 +29,6 @@ from caesar_core.git.diff import (
     TreeDiff,
     changes_since,
     patch_digest,
-    reconcile,
-    to_tree_diff,
 )
 from caesar_core.git.repo import (
     GitError,
@@ -139,8 +137,8 @@ def apply_changes(
         )
     task_repo = open_repository(workdir)
     base = resolve_commit(task_repo, base_ref)
-    found = reconcile(task_repo, base.tree, exclude=exclude, paths=paths)
-    task = to_tree_diff(found, str(base.id), with_patch=True)
+    task = changes_since(workdir, str(base.id), exclude=exclude, with_patch=True, paths=paths)
+    task_tree = pygit2.Oid(hex=task.tree)
     digest = patch_digest(task.patch)
     hunks = [hunk for change in task.files for hunk in change.hunks]
     chosen = resolve(picks, hunks) if picks is not None else None
@@ -158,7 +156,7 @@ def apply_changes(
             "make a first commit in the main repository, then apply again",
         )
     ours = main.head.peel(pygit2.Tree)
-    if found.tree.id not in main.odb or base.tree.id not in main.odb:
+    if task_tree not in main.odb or base.tree.id not in main.odb:
         raise GitError(
             f"{workdir} does not share an object store with {repo_root}",
             "apply a task from a worktree of this repository",
@@ -170,7 +168,7 @@ def apply_changes(
     files = sorted({path for change in changes for path in _paths(change)})
     sides, picked, already_hunks = _selected(main, task, chosen, earlier, dropped)
     if sides is None:
-        outcome = _merge(main, base_tree, ours, as_tree(main, found.tree.id))
+        outcome = _merge(main, base_tree, ours, as_tree(main, task_tree))
     else:
         outcome = _merge_sides(main, base_tree, ours, sides)
     if isinstance(outcome, Conflicts):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pygit2
@@ -26,28 +26,19 @@ from pygit2.enums import DeltaStatus, DiffOption, FileMode, ObjectType
 
 from caesar_core.errors import ExitCode
 from caesar_core.git.filters import AttributeProbe
+from caesar_core.git.paths import exclusions
 from caesar_core.git.repo import (
     DamagedWorktreeError,
     GitError,
-    normalize_rel,
     under_any,
     workdir_of,
 )
 from caesar_core.git.scan import index_stamp, workdir_deltas
-from caesar_core.layout import CAESAR_DIR
+
+__all__ = ["as_tree", "content_tree", "exclusions", "index_of", "store_blob", "tree_diff"]
 
 _READ_LIMIT = 64 * 1024 * 1024
 """Bigger files are streamed by libgit2 rather than read into memory here."""
-
-
-def exclusions(exclude: Iterable[str]) -> tuple[str, ...]:
-    """Normalized exclusion prefixes, always with ``.caesar`` (caesar's own files)."""
-    found = {CAESAR_DIR}
-    for raw in exclude:
-        path = normalize_rel(raw, "excluded path")
-        if path:
-            found.add(path)
-    return tuple(sorted(found))
 
 
 def content_tree(repo: pygit2.Repository, excludes: Sequence[str]) -> pygit2.Oid:

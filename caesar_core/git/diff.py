@@ -9,19 +9,27 @@ against HEAD would then report nothing. The other side is the working directory'
 
 from __future__ import annotations
 
-import hashlib
 import os
-import posixpath
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, FileMode
 
+from caesar_core.git.changes import (
+    FileChange,
+    PatchSpan,
+    Snapshot,
+    TreeDiff,
+    _Spans,
+    as_unicode,
+    assemble,
+    link_leaves_repository,
+    patch_digest,
+)
 from caesar_core.git.content import as_tree, content_tree, exclusions, tree_diff
-from caesar_core.git.hunks import hunks_of
+from caesar_core.git.hunks import Sides, file_hunks
 from caesar_core.git.repo import (
     GitError,
     normalize_rel,
@@ -30,9 +38,29 @@ from caesar_core.git.repo import (
     under_any,
     workdir_of,
 )
+from caesar_core.git.viagit import changes as changes_by_git
 from caesar_core.layout import CAESAR_DIR
 from caesar_core.protocol.report import ChangeAction
-from caesar_core.review.hunks import Hunk
+
+__all__ = [
+    "FileChange",
+    "PatchSpan",
+    "Reconciled",
+    "Snapshot",
+    "TreeDiff",
+    "as_unicode",
+    "assemble",
+    "changes_between",
+    "changes_between_by_pygit2",
+    "changes_between_snapshots",
+    "changes_since",
+    "changes_since_by_pygit2",
+    "link_leaves_repository",
+    "patch_digest",
+    "reconcile",
+    "snapshot",
+    "to_tree_diff",
+]
 
 _ACTIONS = {
     DeltaStatus.ADDED: ChangeAction.CREATED,
@@ -42,130 +70,6 @@ _ACTIONS = {
     DeltaStatus.TYPECHANGE: ChangeAction.MODIFIED,
     DeltaStatus.RENAMED: ChangeAction.RENAMED,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class PatchSpan:
-    """Where one file's section (from its ``diff --git`` line to the next file's) is in a
-    ``TreeDiff.patch``: characters ``start`` to ``end`` (``patch[start:end]``), which are lines
-    ``first_line`` to ``first_line + line_count`` (0-based; a reader that counts in other units
-    than Python's code points splits the patch on ``\\n`` and takes those lines)."""
-
-    start: int
-    end: int
-    first_line: int
-    line_count: int
-
-    def to_json(self) -> dict[str, int]:
-        return {
-            "start": self.start,
-            "end": self.end,
-            "first_line": self.first_line,
-            "line_count": self.line_count,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """One file that differs; ``old_path`` is set for renames only.
-
-    ``link_target`` is where the symbolic link the change leaves at ``path`` points (None when
-    it leaves no link); ``link_outside`` says that target leaves the repository (see
-    :func:`link_leaves_repository`), which ``apply`` refuses unless asked explicitly. ``span``
-    is the file's section of the diff's patch (None when no patch was asked for, or the file
-    has no text in it). ``hunks`` are its hunks (``git.hunks.hunks_of``; filled with the
-    patch, empty without it); ``old_blob``/``new_blob`` (None on the side where the file does
-    not exist) and the modes are the two sides as git stores them.
-    """
-
-    path: str
-    action: ChangeAction
-    old_path: str | None = None
-    additions: int = 0
-    deletions: int = 0
-    binary: bool = False
-    link_target: str | None = None
-    link_outside: bool = False
-    span: PatchSpan | None = None
-    hunks: tuple[Hunk, ...] = ()
-    old_blob: str | None = None
-    new_blob: str | None = None
-    old_mode: int = 0
-    new_mode: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """The file as ``caesar diff --json`` and the MCP ``caesar_diff`` show it."""
-        return {
-            "path": self.path,
-            "old_path": self.old_path,
-            "action": self.action.value,
-            "additions": self.additions,
-            "deletions": self.deletions,
-            "binary": self.binary,
-            "link_target": self.link_target,
-            "link_outside": self.link_outside,
-            "patch_span": self.span.to_json() if self.span else None,
-            "hunks": [hunk.to_json() for hunk in self.hunks],
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class TreeDiff:
-    """Everything that differs between a base and a working directory.
-
-    ``base`` is the commit SHA (``changes_since``) or snapshot tree SHA (``changes_between``)
-    compared against; ``tree`` is the tree SHA of the compared content (exclusions and
-    ``paths`` applied), which is what ``apply_changes`` merges. ``patch`` is filled only when
-    asked for (then each file's ``span`` says where its section is; see :func:`assemble`).
-    """
-
-    base: str
-    tree: str
-    files: list[FileChange] = field(default_factory=list)
-    patch: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """The diff as ``caesar diff --json`` and the MCP ``caesar_diff`` return it."""
-        return {
-            "base": self.base,
-            "tree": self.tree,
-            "is_empty": self.is_empty,
-            "files": [change.to_json() for change in self.files],
-            "patch": self.patch,
-        }
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.files
-
-    @property
-    def paths(self) -> list[str]:
-        """Every path touched, renames counted at both ends."""
-        touched = {change.path for change in self.files}
-        touched.update(change.old_path for change in self.files if change.old_path)
-        return sorted(touched)
-
-    @property
-    def links(self) -> list[FileChange]:
-        """The changes that leave a symbolic link."""
-        return [change for change in self.files if change.link_target is not None]
-
-    @property
-    def outside_links(self) -> list[FileChange]:
-        """The changes that leave a symbolic link pointing out of the repository."""
-        return [change for change in self.files if change.link_outside]
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """The content of an in-place task's working directory when the task started.
-
-    ``tree`` is a tree SHA in the repository's object store. Nothing references it, so
-    ``git gc`` may prune it after ``gc.pruneExpire`` (two weeks by default): far longer than
-    a task runs.
-    """
-
-    tree: str
 
 
 @dataclass(slots=True)
@@ -193,7 +97,30 @@ def changes_since(
     use prefix semantics on path components; ``.caesar/`` is always excluded. Neither the
     index nor any file of ``workdir`` is modified; new blobs and trees are written to the
     object store.
+
+    The ``git`` program answers when it can (``git.viagit``); pygit2 otherwise
+    (:func:`changes_since_by_pygit2`), with the same result.
     """
+    found = changes_by_git(
+        workdir, base_ref, peel="commit", exclude=exclude, with_patch=with_patch, paths=paths
+    )
+    if found is not None:
+        return found
+    return changes_since_by_pygit2(
+        workdir, base_ref, exclude=exclude, with_patch=with_patch, paths=paths
+    )
+
+
+def changes_since_by_pygit2(
+    workdir: Path,
+    base_ref: str,
+    *,
+    exclude: Sequence[str] = (),
+    with_patch: bool = False,
+    paths: Sequence[str] | None = None,
+) -> TreeDiff:
+    """:func:`changes_since` computed by libgit2 alone: the reference the ``git`` program's
+    answer is held to, and what answers when git cannot."""
     repo = _open_workdir(workdir)
     base = resolve_commit(repo, base_ref)
     found = reconcile(repo, base.tree, exclude=exclude, paths=paths)
@@ -214,7 +141,27 @@ def changes_between(
     with_patch: bool = False,
     paths: Sequence[str] | None = None,
 ) -> TreeDiff:
-    """What changed in ``workdir`` since ``snap`` was taken (in-place tasks)."""
+    """What changed in ``workdir`` since ``snap`` was taken (in-place tasks); the ``git``
+    program answers when it can, as for :func:`changes_since`."""
+    found = changes_by_git(
+        workdir, snap.tree, peel="tree", exclude=exclude, with_patch=with_patch, paths=paths
+    )
+    if found is not None:
+        return found
+    return changes_between_by_pygit2(
+        workdir, snap, exclude=exclude, with_patch=with_patch, paths=paths
+    )
+
+
+def changes_between_by_pygit2(
+    workdir: Path,
+    snap: Snapshot,
+    *,
+    exclude: Sequence[str] = (),
+    with_patch: bool = False,
+    paths: Sequence[str] | None = None,
+) -> TreeDiff:
+    """:func:`changes_between` computed by libgit2 alone."""
     repo = _open_workdir(workdir)
     base_tree = as_tree(repo, snap.tree)
     found = reconcile(repo, base_tree, exclude=exclude, paths=paths)
@@ -231,29 +178,6 @@ def changes_between_snapshots(
     diff.find_similar(flags=DiffFind.FIND_RENAMES)
     found = Reconciled(repo=repo, base_tree=base_tree, tree=tree, diff=diff)
     return to_tree_diff(found, old.tree, with_patch=with_patch)
-
-
-def as_unicode(path: str) -> str:
-    """``path`` as a JSON document can hold it: bytes that were not UTF-8 (kept by git as
-    surrogate escapes) become U+FFFD. For reports only; the exact path stays in the diff."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def link_leaves_repository(path: str, target: str) -> bool:
-    """Whether a link at ``path`` (repository-relative) pointing to ``target`` leads out of it.
-
-    Judged on the text alone: an absolute target, or one whose ``..`` climb above the
-    repository's root from the link's directory (``~/.ssh``, ``../../etc/passwd``).
-    """
-    if not target or posixpath.isabs(target):
-        return True
-    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
-    return resolved == ".." or resolved.startswith("../")
-
-
-def patch_digest(patch: str) -> str:
-    """SHA-256 of a patch: what was applied, to tell later whether anything else remains."""
-    return hashlib.sha256(patch.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _open_workdir(workdir: Path) -> pygit2.Repository:
@@ -322,39 +246,6 @@ def reconcile(
     return Reconciled(repo=repo, base_tree=base_tree, tree=as_tree(repo, tree_id), diff=diff)
 
 
-def assemble(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -> TreeDiff:
-    """A diff from each file's change and its section of text, in the patch's order: the patch
-    is the sections joined, each change carries its ``span`` in it, and the files are sorted by
-    path (git's delta order is not path order, so the spans are what find a file's text).
-    Sections end with a newline, as git writes them (``\\ No newline at end of file`` included).
-    """
-    files: list[FileChange] = []
-    texts: list[str] = []
-    spans = _Spans()
-    for change, text in sections:
-        span = spans.of(text)
-        files.append(change if span == change.span else replace(change, span=span))
-        texts.append(text)
-    files.sort(key=lambda change: change.path)
-    return TreeDiff(base=base, tree=tree, files=files, patch="".join(texts))
-
-
-class _Spans:
-    """Where each section falls in the patch its sections make, one section after the other."""
-
-    def __init__(self) -> None:
-        self.start = self.line = 0
-
-    def of(self, text: str) -> PatchSpan | None:
-        if not text:
-            return None
-        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-        span = PatchSpan(self.start, self.start + len(text), self.line, lines)
-        self.start += len(text)
-        self.line += lines
-        return span
-
-
 def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
     """The public view of a reconciliation: one ``FileChange`` per file, sorted by path."""
     sections: list[tuple[FileChange, str]] = []
@@ -380,7 +271,7 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
             link_target=target,
             link_outside=target is not None and link_leaves_repository(delta.new_file.path, target),
             span=spans.of(text),
-            hunks=hunks_of(patch, data) if with_patch else (),
+            hunks=file_hunks(_sides(delta), data) if with_patch else (),
             old_blob=_blob_id(delta.old_file),
             new_blob=_blob_id(delta.new_file),
             old_mode=int(delta.old_file.mode),
@@ -388,6 +279,31 @@ def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
         )
         sections.append((change, text))
     return assemble(base, str(found.tree.id), sections)
+
+
+_LETTERS = {
+    DeltaStatus.ADDED: "A",
+    DeltaStatus.DELETED: "D",
+    DeltaStatus.MODIFIED: "M",
+    DeltaStatus.RENAMED: "R",
+    DeltaStatus.COPIED: "C",
+    DeltaStatus.TYPECHANGE: "T",
+}
+
+
+def _sides(delta: pygit2.DiffDelta) -> Sides:
+    """A delta's two sides as :func:`~caesar_core.git.hunks.file_hunks` takes them."""
+    old, new = delta.old_file, delta.new_file
+    return Sides(
+        status=_LETTERS.get(delta.status, "M"),
+        old_path=old.path,
+        old_id=str(old.id),
+        old_mode=int(old.mode),
+        new_path=new.path,
+        new_id=str(new.id),
+        new_mode=int(new.mode),
+        binary=bool(delta.is_binary),
+    )
 
 
 def _blob_id(side: pygit2.DiffFile) -> str | None:

@@ -1,62 +1,36 @@
 """Opening repositories and the small questions the runner asks about them.
 
-Everything in ``caesar_core.git`` talks to git through pygit2 (libgit2), never through the
-``git`` program: a task must not depend on which git, if any, is on the ``PATH``, and no git
-hook, alias or pager may run on caesar's behalf.
+The git layer talks to git through pygit2 (libgit2); only the reconciliation also runs the
+``git`` program when there is one (``git.program``, ``git.viagit``), in a pinned environment
+where no hook, filter, fsmonitor, pager or transport runs, and falls back to pygit2 whenever
+git is missing or refuses: a task never depends on which git, if any, is on the ``PATH``.
 """
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pygit2
 from pygit2.enums import RepositoryOpenFlag
 
-from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.terminal import quote_path
+from caesar_core.errors import ExitCode
+from caesar_core.git.errors import (
+    DamagedWorktreeError,
+    GitError,
+    LocalChangesError,
+    OutsideLinksError,
+)
+from caesar_core.git.paths import is_under, normalize_rel, under_any
 
-"""caesar's own directory at a project root: never part of any change set."""
-
-
-class GitError(CaesarError):
-    """A git operation refused or failed; the reason names the repository or path involved."""
-
-
-class LocalChangesError(GitError):
-    """Applying would overwrite work the user has not committed; ``paths`` lists it."""
-
-    def __init__(self, paths: Sequence[str]) -> None:
-        self.paths = sorted(paths)
-        shown = ", ".join(map(quote_path, self.paths[:10])) + (
-            " ..." if len(self.paths) > 10 else ""
-        )
-        super().__init__(
-            f"{len(self.paths)} file(s) the task changes have local changes in the main "
-            f"working tree: {shown}",
-            "commit or stash those changes (or move the files out of the way), then apply again",
-        )
-
-
-class OutsideLinksError(GitError):
-    """The task leaves symbolic links pointing out of the repository; ``links`` are
-    ``(path, target)``. Nothing was written."""
-
-    def __init__(self, links: Sequence[tuple[str, str]]) -> None:
-        self.links = sorted(links)
-        shown = ", ".join(f"{quote_path(path)} -> {quote_path(to)}" for path, to in self.links[:10])
-        super().__init__(
-            f"not applied: the task adds {len(self.links)} symbolic link(s) pointing outside "
-            f"the repository: {shown}{' ...' if len(self.links) > 10 else ''}; nothing was written",
-            "review them with `caesar diff`; apply them anyway with --allow-outside-links, or "
-            "leave them out by applying the other files with --path",
-        )
-
-
-class DamagedWorktreeError(GitError):
-    """A working tree's git data (its index) cannot be read: nothing about its changes can be
-    told, so nothing is applied from it and nothing in it is judged clean."""
+__all__ = [
+    "DamagedWorktreeError",
+    "GitError",
+    "LocalChangesError",
+    "OutsideLinksError",
+    "is_under",
+    "normalize_rel",
+    "under_any",
+]
 
 
 def open_repository(path: Path) -> pygit2.Repository:
@@ -168,34 +142,3 @@ def resolve_commit(repo: pygit2.Repository, ref: str) -> pygit2.Commit:
             "the task's base commit is gone (history rewritten or objects pruned); "
             "discard the task and run it again",
         ) from exc
-
-
-def normalize_rel(path: str, what: str = "path") -> str:
-    """A repository-relative path in git's form: ``/``-separated, no ``.``, no trailing ``/``.
-
-    Absolute paths and ``..`` components are refused: every path caesar handles must stay
-    inside the working tree it names.
-    """
-    if path.startswith("/"):
-        raise GitError(
-            f"{what} {path!r} is absolute",
-            "give paths relative to the repository root",
-            exit_code=ExitCode.USAGE,
-        )
-    parts = [part for part in path.split("/") if part not in ("", ".")]
-    if ".." in parts:
-        raise GitError(
-            f"{what} {path!r} leaves the repository",
-            "give paths inside the repository, without '..'",
-            exit_code=ExitCode.USAGE,
-        )
-    return posixpath.join(*parts) if parts else ""
-
-
-def is_under(path: str, prefix: str) -> bool:
-    """Prefix semantics on path components: ``a/b`` is under ``a``; ``ab`` is not."""
-    return not prefix or path == prefix or path.startswith(prefix + "/")
-
-
-def under_any(path: str, prefixes: Iterable[str]) -> bool:
-    return any(is_under(path, prefix) for prefix in prefixes)

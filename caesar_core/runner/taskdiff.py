@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.git.diff import Snapshot, TreeDiff, changes_between, changes_since
-from caesar_core.git.repo import DamagedWorktreeError
+from caesar_core.git.changes import TreeDiff
+from caesar_core.git.errors import DamagedWorktreeError
+from caesar_core.git.viagit import changes as changes_by_git
 from caesar_core.store.record import TaskRecord
 
 
@@ -51,20 +52,29 @@ def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | Non
         raise UnknownBaseError(record)
     with inspecting(record):
         if record.worktree_path and record.base_ref and Path(record.worktree_path).is_dir():
-            return changes_since(
-                Path(record.worktree_path),
-                record.base_ref,
-                exclude=record.excluded_paths,
-                with_patch=with_patch,
+            workdir, base, peel = Path(record.worktree_path), record.base_ref, "commit"
+        elif record.start_snapshot:
+            workdir, base, peel = Path(record.workspace), record.start_snapshot, "tree"
+        else:
+            return None
+        found = changes_by_git(
+            workdir, base, peel=peel, exclude=record.excluded_paths, with_patch=with_patch
+        )
+        if found is not None:
+            return found
+        from caesar_core.git.diff import (  # pygit2: only when git cannot answer
+            Snapshot,
+            changes_between_by_pygit2,
+            changes_since_by_pygit2,
+        )
+
+        if peel == "commit":
+            return changes_since_by_pygit2(
+                workdir, base, exclude=record.excluded_paths, with_patch=with_patch
             )
-        if record.start_snapshot:
-            return changes_between(
-                Path(record.workspace),
-                Snapshot(record.start_snapshot),
-                exclude=record.excluded_paths,
-                with_patch=with_patch,
-            )
-    return None
+        return changes_between_by_pygit2(
+            workdir, Snapshot(base), exclude=record.excluded_paths, with_patch=with_patch
+        )
 
 
 def diff_json(task_id: str, diff: TreeDiff | None) -> dict[str, Any]:

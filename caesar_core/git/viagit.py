@@ -1,0 +1,391 @@
+"""Reconciliation by the ``git`` program: the ``TreeDiff`` of ``git.diff``, in a third of the time.
+
+pygit2's import alone costs more than git's processes doing the whole reconciliation, and
+git's own stat refresh is threaded. So ``caesar diff`` asks git when it can (``git.program``
+pins what git may run), in five short processes and no change to anything the agent owns:
+
+1. ``rev-parse``: the working tree's root, its git directory, the base's id;
+2. ``config --list``: the filter drivers and transports to neutralise;
+3. ``add -A`` into a copy of the worktree's index (``GIT_INDEX_FILE`` in a private temporary
+   directory, the copy's times kept so git's racy-entry check still sees what it would), the
+   excluded paths left out by pathspec, so they are never read;
+4. ``write-tree``: the content's tree, as ``content.content_tree`` builds it;
+5. ``diff-tree -M --raw -p`` from the base to that tree, parsed here into the same files,
+   spans and hunks, the index lines abbreviated as libgit2 writes them (7 digits) and type
+   changes written as libgit2 writes them (one section, no hunk).
+
+Changes outside the selection are put back as the base has them (``update-index``) and the tree
+written again, as ``diff.reconcile`` rebuilds its tree. Whatever git cannot answer the way
+pygit2 would -- a submodule or nested repository in the diff, a ``core.abbrev``, a refusal of
+any kind (a damaged index, an unreadable file, a conflict, no git) -- returns None, and the
+caller asks pygit2, whose answer and errors are the reference. ``tests/git/test_viagit.py``
+runs both over generated trees.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from caesar_core.git.changes import FileChange, TreeDiff, assemble, link_leaves_repository
+from caesar_core.git.hunks import GITLINK_MODE, LINK_MODE, Sides, file_hunks
+from caesar_core.git.paths import exclusions, normalize_rel, under_any
+from caesar_core.git.program import Git, GitFailed, find, pins
+from caesar_core.layout import CAESAR_DIR
+from caesar_core.protocol.report import ChangeAction
+
+_ACTIONS = {
+    "A": ChangeAction.CREATED,
+    "C": ChangeAction.CREATED,
+    "D": ChangeAction.DELETED,
+    "M": ChangeAction.MODIFIED,
+    "T": ChangeAction.MODIFIED,
+    "R": ChangeAction.RENAMED,
+}
+_ZERO = "0" * 40
+_ABBREV = 7
+"""libgit2's abbreviation of the ids on a patch's ``index`` line (``core.abbrev`` unset)."""
+_DIFF = (
+    "diff-tree", "-r", "-M", "--raw", "-z", "--full-index", "--no-indent-heuristic",
+    "--diff-algorithm=myers", "--no-ext-diff",
+    "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One line of ``--raw`` output."""
+
+    status: str
+    old_mode: int
+    new_mode: int
+    old_id: str
+    new_id: str
+    old_path: str
+    path: str
+
+
+def changes(
+    workdir: Path,
+    base_ref: str,
+    *,
+    peel: str,
+    exclude: Sequence[str] = (),
+    with_patch: bool = False,
+    paths: Sequence[str] | None = None,
+) -> TreeDiff | None:
+    """What differs between ``base_ref`` (peeled to ``peel``: ``commit`` or ``tree``) and
+    ``workdir``'s content, as ``diff.changes_since`` / ``changes_between`` tell it; None when
+    git cannot tell it the same way (then pygit2 does)."""
+    if base_ref.startswith("-"):
+        return None
+    excludes = exclusions(exclude)
+    selected = None if paths is None else [normalize_rel(p, "selected path") for p in paths]
+    if selected is not None and "" in selected:
+        selected = None
+    try:
+        git = find()
+        top, gitdir, base = _locate(git, workdir, f"{base_ref}^{{{peel}}}")
+        if top is None:
+            return None
+        git = pins(git, top)
+        with tempfile.TemporaryDirectory(prefix="caesar-index-") as private:
+            index = os.path.join(private, "index")
+            _copy_index(os.path.join(gitdir, "index"), index)
+            pathspec = [f":(exclude,literal){path}" for path in excludes]
+            git.run(["add", "-A", "--", *pathspec], top, index=index)
+            tree, entries, patch = _diff(git, top, index, base, with_patch)
+            if any(GITLINK_MODE in (e.old_mode, e.new_mode) for e in entries):
+                return None
+            undo = _outside(entries, excludes, selected)
+            if undo:
+                git.run(["update-index", "-z", "--index-info"], top, index=index, stdin=undo)
+                tree, entries, patch = _diff(git, top, index, base, with_patch)
+            targets = _link_targets(git, top, entries)
+    except GitFailed:
+        return None
+    label = base_ref if peel == "tree" else base  # as pygit2's answer names it
+    return assemble(label, tree, _sections(entries, patch, targets, with_patch=with_patch))
+
+
+def _locate(git: Git, workdir: Path, rev: str) -> tuple[str | None, str, str]:
+    """The root and git directory of ``workdir``'s repository and ``rev``'s id; the root is
+    None for a directory under a root's ``.caesar/`` (a task worktree that lost its ``.git``:
+    pygit2's refusal names it)."""
+    out = git.run(["rev-parse", "--show-toplevel", "--absolute-git-dir", rev], str(workdir))
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) != 3:
+        raise GitFailed("rev-parse answered otherwise")
+    top, gitdir, base = lines
+    try:
+        inner = workdir.resolve().relative_to(Path(top).resolve()).parts
+    except ValueError:
+        inner = ()
+    return (None if inner[:1] == (CAESAR_DIR,) else top), gitdir, base
+
+
+def _copy_index(source: str, dest: str) -> None:
+    """A copy of the worktree's index with its times: git trusts an entry's stat data only
+    when the file is older than the index, and a copy made now would hide a racy write."""
+    try:
+        with open(source, "rb") as src:
+            data = src.read()
+            info = os.fstat(src.fileno())
+    except FileNotFoundError:
+        return  # no index yet: everything is untracked, as pygit2 sees it
+    except OSError as exc:
+        raise GitFailed(str(exc)) from exc
+    with open(dest, "wb") as out:
+        out.write(data)
+    os.utime(dest, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def _diff(
+    git: Git, top: str, index: str, base: str, with_patch: bool
+) -> tuple[str, list[_Entry], bytes]:
+    """The tree of ``index``, the raw entries from ``base`` to it, and the patch (or numstat)."""
+    tree = git.run(["write-tree"], top, index=index).decode().strip()
+    shape = ["-p", "-U3", "--inter-hunk-context=0"] if with_patch else ["--numstat"]
+    out = git.run([*_DIFF, *shape, base, tree], top)  # -U implies -p: never with --numstat
+    entries, rest = _raw(out)
+    return tree, entries, rest
+
+
+def _raw(out: bytes) -> tuple[list[_Entry], bytes]:
+    """The ``--raw -z`` entries at the head of ``out``, and what follows them."""
+    entries: list[_Entry] = []
+    at = 0
+    while out.startswith(b":", at):
+        end = out.index(b"\0", at)
+        old_mode, new_mode, old_id, new_id, status = out[at + 1 : end].decode().split(" ")
+        at = end + 1
+        names = []
+        for _ in range(2 if status[0] in "RC" else 1):
+            end = out.index(b"\0", at)
+            names.append(out[at:end].decode("utf-8", "surrogateescape"))
+            at = end + 1
+        entries.append(
+            _Entry(
+                status[0], int(old_mode, 8), int(new_mode, 8), old_id, new_id, names[0], names[-1]
+            )
+        )
+    if out.startswith(b"\0", at):
+        at += 1
+    return entries, out[at:]
+
+
+def _outside(
+    entries: Sequence[_Entry], excludes: Sequence[str], selected: Sequence[str] | None
+) -> bytes:
+    """``update-index --index-info`` input putting back, as the base has them, the changes
+    outside the selection (each half of a rename judged alone, as ``diff.reconcile`` does)."""
+
+    def keep(path: str) -> bool:
+        return not under_any(path, excludes) and (selected is None or under_any(path, selected))
+
+    lines: list[bytes] = []
+    for entry in entries:
+        halves = [(entry.old_path, entry.old_mode, entry.old_id)]
+        if entry.status in "RC":
+            if entry.status == "C":
+                halves = []
+            halves.append((entry.path, 0, _ZERO))
+        for path, mode, oid in halves:
+            if not keep(path):
+                record = f"{mode:o} {oid}\t" if mode else f"0 {_ZERO}\t"
+                lines.append(record.encode() + path.encode("utf-8", "surrogateescape") + b"\0")
+    return b"".join(lines)
+
+
+def _link_targets(git: Git, top: str, entries: Sequence[_Entry]) -> dict[str, str]:
+    """Where each symbolic link the change leaves points (blob id -> target)."""
+    wanted = sorted({e.new_id for e in entries if e.new_mode == LINK_MODE and e.status != "D"})
+    if not wanted:
+        return {}
+    out = git.run(["cat-file", "--batch"], top, stdin="".join(f"{i}\n" for i in wanted).encode())
+    found: dict[str, str] = {}
+    at = 0
+    for oid in wanted:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise GitFailed(f"link blob {oid} is missing")
+        size = int(header[2])
+        found[oid] = os.fsdecode(out[end + 1 : end + 1 + size])
+        at = end + 2 + size
+    return found
+
+
+def _sections(
+    entries: Sequence[_Entry], rest: bytes, targets: dict[str, str], *, with_patch: bool
+) -> list[tuple[FileChange, str]]:
+    """Each entry's change and its section of the patch (empty without one)."""
+    if with_patch:
+        pieces = _split(rest)
+        counts = None
+    else:
+        pieces, counts = [], _numstat(rest)
+    sections: list[tuple[FileChange, str]] = []
+    at = 0
+    for n, entry in enumerate(entries):
+        data = b""
+        stats = (False, 0, 0)
+        if entry.status == "T":  # git writes a deletion and an addition; libgit2 one section
+            at += 2 if with_patch else 0
+            data = _type_change(entry) if with_patch else b""
+        elif with_patch:
+            data = _abbreviated(pieces[at])
+            at += 1
+            stats = _stats(data)
+            if not stats[0] and entry.old_id != entry.new_id and b"\n--- " not in data:
+                data += _file_lines(entry)  # libgit2 names the sides of a change with no hunk
+        elif counts is not None:
+            stats = counts[n]
+        change = _change(entry, data, stats, targets)
+        sections.append((change, data.decode("utf-8", "replace")))
+    return sections
+
+
+def _change(
+    entry: _Entry,
+    data: bytes,
+    stats: tuple[bool, int, int],
+    targets: dict[str, str],
+) -> FileChange:
+    """The change ``entry`` makes; ``stats`` are whether it is binary and its line counts."""
+    binary, additions, deletions = stats
+    action = _ACTIONS.get(entry.status, ChangeAction.MODIFIED)
+    target = (
+        targets.get(entry.new_id)
+        if entry.new_mode == LINK_MODE and action is not ChangeAction.DELETED
+        else None
+    )
+    old_path = entry.old_path if entry.status in "RC" else entry.path
+    sides = Sides(
+        status=entry.status,
+        old_path=old_path,
+        old_id=entry.old_id,
+        old_mode=entry.old_mode,
+        new_path=entry.path,
+        new_id=entry.new_id,
+        new_mode=entry.new_mode,
+        binary=binary,
+    )
+    return FileChange(
+        path=entry.path,
+        action=action,
+        old_path=entry.old_path if action is ChangeAction.RENAMED else None,
+        additions=additions,
+        deletions=deletions,
+        binary=binary,
+        link_target=target,
+        link_outside=target is not None and link_leaves_repository(entry.path, target),
+        hunks=file_hunks(sides, data) if data else (),
+        old_blob=None if not entry.old_mode or entry.old_id == _ZERO else entry.old_id,
+        new_blob=None if not entry.new_mode or entry.new_id == _ZERO else entry.new_id,
+        old_mode=entry.old_mode,
+        new_mode=entry.new_mode,
+    )
+
+
+def _split(patch: bytes) -> list[bytes]:
+    """The patch's sections: each starts at a ``diff --git`` line (no line of a hunk can)."""
+    starts = []
+    at = 0 if patch.startswith(b"diff --git ") else patch.find(b"\ndiff --git ")
+    while at >= 0:
+        if patch[at] == ord("\n"):
+            at += 1
+        starts.append(at)
+        at = patch.find(b"\ndiff --git ", at)
+    starts.append(len(patch))
+    return [patch[a:b] for a, b in itertools.pairwise(starts)]
+
+
+def _abbreviated(section: bytes) -> bytes:
+    """``section``'s header as libgit2 writes it: the ``index`` line's ids cut to seven digits,
+    and no TAB after a ``---``/``+++`` name holding a space (git adds one for GNU patch)."""
+    hunk = section.find(b"\n@@ ")
+    head_end = hunk if hunk >= 0 else len(section)
+    if b"\t\n" in section[: head_end + 1]:
+        head = section[: head_end + 1]
+        head = head.replace(b"\t\n+++ ", b"\n+++ ")
+        if head.endswith(b"\t\n") and head.rfind(b"\n+++ ") >= 0:
+            head = head[:-2] + b"\n"
+        section = head + section[head_end + 1 :]
+        hunk = section.find(b"\n@@ ")
+    at = section.find(b"\nindex ")
+    if at < 0 or 0 <= hunk < at:
+        return section
+    start = at + len(b"\nindex ")
+    old = section[start : start + 40]
+    new = section[start + 42 : start + 82]
+    return section[:start] + old[:_ABBREV] + b".." + new[:_ABBREV] + section[start + 82 :]
+
+
+def _stats(section: bytes) -> tuple[bool, int, int]:
+    """Whether a section is binary, and its added and deleted lines."""
+    hunk = section.find(b"\n@@ ")
+    if hunk < 0:
+        binary = b"\nBinary files " in section or section.startswith(b"Binary files ")
+        return binary, 0, 0
+    body = section[hunk:]
+    return False, body.count(b"\n+"), body.count(b"\n-")
+
+
+def _numstat(rest: bytes) -> list[tuple[bool, int, int]]:
+    """``--numstat -z`` lines: ``added TAB deleted TAB path`` (a rename: empty path, then the
+    two paths, each ended by NUL); binary files count ``-``."""
+    found: list[tuple[bool, int, int]] = []
+    at = 0
+    while at < len(rest):
+        end = rest.index(b"\0", at)
+        added, deleted, path = rest[at:end].split(b"\t", 2)
+        at = end + 1
+        if not path:  # a rename or copy: its two paths follow
+            at = rest.index(b"\0", rest.index(b"\0", at) + 1) + 1
+        if added == b"-":
+            found.append((True, 0, 0))
+        else:
+            found.append((False, int(added), int(deleted)))
+    return found
+
+
+def _type_change(entry: _Entry) -> bytes:
+    """A type change's section as libgit2 writes it: the modes and ids, no hunk."""
+    a, b = _quoted("a/" + entry.path), _quoted("b/" + entry.path)
+    return (
+        f"diff --git {a} {b}\nold mode {entry.old_mode:o}\nnew mode {entry.new_mode:o}\n"
+        f"index {entry.old_id[:_ABBREV]}..{entry.new_id[:_ABBREV]}\n--- {a}\n+++ {b}\n"
+    ).encode("utf-8", "surrogateescape")
+
+
+def _file_lines(entry: _Entry) -> bytes:
+    """The ``---``/``+++`` lines libgit2 writes for a content change without hunks (an empty
+    file created or deleted), where git writes none."""
+    old = _quoted("a/" + entry.old_path) if entry.old_mode else "/dev/null"
+    new = _quoted("b/" + entry.path) if entry.new_mode else "/dev/null"
+    return f"--- {old}\n+++ {new}\n".encode("utf-8", "surrogateescape")
+
+
+_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
+
+
+def _quoted(name: str) -> str:
+    """A path as a patch header writes it: C-quoted when it holds a byte outside printable
+    ASCII, a quote or a backslash (``core.quotePath``, as libgit2 always does)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if all(32 <= byte < 127 and byte not in (34, 92) for byte in raw):
+        return name
+    out = []
+    for byte in raw:
+        if byte in _ESCAPES:
+            out.append("\\" + _ESCAPES[byte])
+        elif 32 <= byte < 127:
+            out.append(chr(byte))
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
