@@ -161,13 +161,5 @@ def neutralised(keys: Sequence[str]) -> list[tuple[str, str]]:
         elif section == "protocol" and name and leaf == "allow":
             found.append((f"protocol.{name}.allow", "never"))
     for name in drivers:
-        found.extend(
-            (f"filter.{name}.{leaf}", value)
-            for leaf, value in (
-                ("clean", ""),
-                ("smudge", ""),
-                ("process", ""),
-                ("required", "false"),
-            )
-        )
+        found.extend((f"filter.{name}.{leaf}", value) for leaf, value in _NO_DRIVER)
     return found
