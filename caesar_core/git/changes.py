@@ -43,7 +43,7 @@ class FileChange:
     it leaves no link); ``link_outside`` says that target leaves the repository (see
     :func:`link_leaves_repository`), which ``apply`` refuses unless asked explicitly. ``span``
     is the file's section of the diff's patch (None when no patch was asked for, or the file
-    has no text in it). ``hunks`` are its hunks (``git.hunks.hunks_of``; filled with the
+    has no text in it). ``hunks`` are its hunks (``git.hunks.file_hunks``; filled with the
     patch, empty without it); ``old_blob``/``new_blob`` (None on the side where the file does
     not exist) and the modes are the two sides as git stores them.
     """

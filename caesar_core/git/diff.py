@@ -41,6 +41,7 @@ from caesar_core.git.repo import (
 from caesar_core.git.viagit import changes as changes_by_git
 from caesar_core.layout import CAESAR_DIR
 from caesar_core.protocol.report import ChangeAction
+from caesar_core.review.hunks import Hunk
 
 __all__ = [
     "FileChange",
@@ -289,6 +290,12 @@ _LETTERS = {
     DeltaStatus.COPIED: "C",
     DeltaStatus.TYPECHANGE: "T",
 }
+
+
+def hunks_of(patch: pygit2.Patch) -> tuple[Hunk, ...]:
+    """The hunks of one file's patch as libgit2 parsed it, made as a reconciliation makes them
+    (for a diff that was not computed here: a patch text read back)."""
+    return file_hunks(_sides(patch.delta), patch.data)
 
 
 def _sides(delta: pygit2.DiffDelta) -> Sides:

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Static
 
 from caesar_core.events import EventWriter
 from caesar_core.git import FileChange, TreeDiff, assemble
-from caesar_core.git.hunks import hunks_of
+from caesar_core.git.diff import hunks_of
 from caesar_core.protocol import ChangeAction, Isolation, Mode
 from caesar_core.protocol.event import Event, EventPayload
 from caesar_core.store import TaskRecord, TaskStatus, TaskStore
@@ -149,7 +149,7 @@ class Project:
 
 def reviewable(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -> TreeDiff:
     """``git.assemble`` of canned sections, each file given its hunks as caesar reads them
-    from git (libgit2 parses the section's text; ``git.hunks.hunks_of`` makes the hunks), as a
+    from git (libgit2 parses the section's text; ``git.diff.hunks_of`` makes the hunks), as a
     diff computed by ``changes_since`` has them."""
     found: list[tuple[FileChange, str]] = []
     for change, section in sections:
