@@ -106,10 +106,13 @@ def changes(
                 git.run(["update-index", "-z", "--index-info"], top, index=index, stdin=undo)
                 tree, entries, patch = _diff(git, top, index, base, with_patch)
             targets = _link_targets(git, top, entries)
+            counts = _counts_if_same_content(git, top, base, tree, entries) if with_patch else None
     except GitFailed:
         return None
     label = base_ref if peel == "tree" else base  # as pygit2's answer names it
-    return assemble(label, tree, _sections(entries, patch, targets, with_patch=with_patch))
+    return assemble(
+        label, tree, _sections(entries, patch, targets, with_patch=with_patch, kept=counts)
+    )
 
 
 def _locate(git: Git, workdir: Path, rev: str) -> tuple[str | None, str, str]:
@@ -153,6 +156,23 @@ def _diff(
     out = git.run([*_DIFF, *shape, base, tree], top)  # -U implies -p: never with --numstat
     entries, rest = _raw(out)
     return tree, entries, rest
+
+
+def _counts_if_same_content(
+    git: Git, top: str, base: str, tree: str, entries: Sequence[_Entry]
+) -> list[tuple[bool, int, int]] | None:
+    """The ``--numstat`` of the same diff when a file in it keeps its content (an exact
+    rename, a mode change): a patch says nothing of that content, and whether it is binary
+    is only said there (libgit2 reads the blob). None, without a second run, otherwise."""
+    if not any(_same_content(e) for e in entries):
+        return None
+    out = git.run([*_DIFF, "--numstat", base, tree], top)
+    return _numstat(_raw(out)[1])
+
+
+def _same_content(entry: _Entry) -> bool:
+    """Whether ``entry`` keeps a file's content (both sides exist, one blob)."""
+    return bool(entry.old_mode and entry.new_mode) and entry.old_id == entry.new_id
 
 
 def _raw(out: bytes) -> tuple[list[_Entry], bytes]:
@@ -221,9 +241,15 @@ def _link_targets(git: Git, top: str, entries: Sequence[_Entry]) -> dict[str, st
 
 
 def _sections(
-    entries: Sequence[_Entry], rest: bytes, targets: dict[str, str], *, with_patch: bool
+    entries: Sequence[_Entry],
+    rest: bytes,
+    targets: dict[str, str],
+    *,
+    with_patch: bool,
+    kept: Sequence[tuple[bool, int, int]] | None = None,
 ) -> list[tuple[FileChange, str]]:
-    """Each entry's change and its section of the patch (empty without one)."""
+    """Each entry's change and its section of the patch (empty without one); ``kept`` is
+    the diff's ``--numstat`` when a file keeps its content (:func:`_counts_if_same_content`)."""
     if with_patch:
         pieces = _split(rest)
         counts = None
@@ -241,7 +267,14 @@ def _sections(
             data = _abbreviated(pieces[at])
             at += 1
             stats = _stats(data)
-            if not stats[0] and entry.old_id != entry.new_id and b"\n--- " not in data:
+            if kept is not None and _same_content(entry):
+                if kept[n][0] and not stats[0]:  # as libgit2 writes a binary file kept
+                    old, new = _quoted("a/" + entry.old_path), _quoted("b/" + entry.path)
+                    data += f"Binary files {old} and {new} differ\n".encode(
+                        "utf-8", "surrogateescape"
+                    )
+                    stats = (True, 0, 0)
+            elif not stats[0] and entry.old_id != entry.new_id and b"\n--- " not in data:
                 data += _file_lines(entry)  # libgit2 names the sides of a change with no hunk
         elif counts is not None:
             stats = counts[n]
