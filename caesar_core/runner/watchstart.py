@@ -30,9 +30,13 @@ bound without loading it)."""
 _BOOT = (
     "import sys\n"
     "sys.path[:] = {path!r}\n"
-    "from caesar_core.runner.watchstart import main\n"
-    "sys.exit(main(sys.argv[1:]))\n"
+    "from caesar_core.runner.watchstart import first_wait\n"
+    "exited = first_wait(sys.argv[1:])\n"
+    "from caesar_core.runner.watchdog import main\n"
+    "sys.exit(main(sys.argv[1:], orchestrator_exited=exited))\n"
 )
+"""The watchdog process's code: this module's wait, then the watchdog's own (named here as
+text: the watchdog imports this module, not the other way round)."""
 
 
 def boot_argv() -> list[str]:
@@ -58,10 +62,3 @@ def first_wait(argv: list[str]) -> bool | None:
         return bool(readable)
     finally:
         os.close(fd)
-
-
-def main(argv: list[str]) -> int:
-    exited = first_wait(argv)
-    from caesar_core.runner import watchdog
-
-    return watchdog.main(argv, orchestrator_exited=exited)

@@ -228,10 +228,10 @@ def test_the_watchdog_waits_with_the_standard_library_alone(tmp_path: Path) -> N
     *interpreter, code = boot_argv()
     assert interpreter[1:] == ["-S", "-c"]
     code = code.replace(
-        "from caesar_core.runner.watchstart import main\nsys.exit(main(sys.argv[1:]))\n",
-        "from caesar_core.runner.watchstart import first_wait\n"
+        "exited = first_wait(sys.argv[1:])\n",
         "assert first_wait(sys.argv[1:-1]) is False\n"
-        "open(sys.argv[-1], 'w').write(' '.join(sorted(sys.modules)))\n",
+        "open(sys.argv[-1], 'w').write(' '.join(sorted(sys.modules)))\n"
+        "sys.exit(0)\n",
     )
     # The orchestrator (this process) lives; its deadline is long past: the wait ends at once.
     args = ["--deadline", "1", "--orchestrator", str(os.getpid()), str(probe)]
