@@ -23,7 +23,7 @@ from typing import Literal, assert_never
 from caesar_core.protocol.task import FollowUp, Mode, Task
 from caesar_core.protocol.taskdir import ENV_REPORT_PATH
 from caesar_core.protocol.versions import CURRENT, DocumentKind
-from caesar_core.report.example import EXAMPLE_REPORT
+from caesar_core.report.example import EXAMPLE_FIELDS
 
 Tier = Literal["channel", "schema", "file"]
 """How the report comes back (the same values as ``caesar_core.agents.base.ReportTier``)."""
@@ -173,9 +173,8 @@ def example_json() -> str:
     Only the fields the example sets are shown (no empty defaults), which keeps the brief
     short while still showing the shape of every main field.
     """
-    fields = EXAMPLE_REPORT.model_dump(mode="json", exclude_unset=True)
     lines = [
         f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
-        for key, value in fields.items()
+        for key, value in EXAMPLE_FIELDS.items()
     ]
     return "{\n" + ",\n".join(lines) + "\n}"

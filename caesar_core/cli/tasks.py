@@ -174,6 +174,10 @@ def execute_live(runner: Runner, prepared: Prepared, as_json: bool) -> Outcome:
     task_id = prepared.task.id
     interrupted = threading.Event()
     finished = threading.Event()
+    spawned = threading.Event()
+    """Set once the agent runs (or the task ended without it): until then, the worker thread
+    is laying the agent's start down, and the log's reader would compete with it for the
+    interpreter (its imports, its validators) on the way to the agent's start."""
     result: dict[str, Any] = {}
 
     def waiting(holders: list[Any]) -> None:
@@ -184,12 +188,13 @@ def execute_live(runner: Runner, prepared: Prepared, as_json: bool) -> Outcome:
     def work() -> None:
         try:
             result["outcome"] = runner.execute(
-                prepared, on_wait=waiting, interrupted=interrupted.is_set
+                prepared, on_wait=waiting, interrupted=interrupted.is_set, on_spawn=spawned.set
             )
         except BaseException as error:  # reported on the main thread
             result["error"] = error
         finally:
             finished.set()
+            spawned.set()
 
     worker = threading.Thread(target=work, name=f"caesar-run-{task_id}")
     worker.start()
@@ -197,6 +202,7 @@ def execute_live(runner: Runner, prepared: Prepared, as_json: bool) -> Outcome:
         if as_json:
             finished.wait()
         else:
+            spawned.wait()
             follow_events(runner.store, prepared.task.id, finished)
     except KeyboardInterrupt:
         interrupted.set()

@@ -196,5 +196,23 @@ EVENT_TYPES: tuple[str, ...] = (
     "finished",
 )
 
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
-PAYLOAD_ADAPTER: TypeAdapter[EventPayload] = TypeAdapter(EventPayload)
+_DEFERRED = ConfigDict(defer_build=True)
+# Built on first use, like the models: the union of every event is the largest validator of
+# the contract, and a command that writes an event or two needs only those events' models.
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event, config=_DEFERRED)
+PAYLOAD_ADAPTER: TypeAdapter[EventPayload] = TypeAdapter(EventPayload, config=_DEFERRED)
+
+WIRE_EVENTS: dict[str, type[Envelope]] = {
+    "started": StartedEvent,
+    "thinking": ThinkingEvent,
+    "message": MessageEvent,
+    "tool_use": ToolUseEvent,
+    "file_changed": FileChangedEvent,
+    "progress": ProgressEvent,
+    "question": QuestionEvent,
+    "answer": AnswerEvent,
+    "error": ErrorEvent,
+    "finished": FinishedEvent,
+}
+"""Each ``type``'s wire model: what :data:`EVENT_ADAPTER`'s discriminator picks for it, for a
+writer that knows the type of what it writes and validates it with that model alone."""

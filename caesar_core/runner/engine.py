@@ -338,7 +338,11 @@ class Runner:
         *,
         on_wait: Callable[[list[Holder]], None] | None = None,
         interrupted: Callable[[], bool] = lambda: False,
+        on_spawn: Callable[[], None] | None = None,
     ) -> Outcome:
+        """Run the prepared task to its conclusion. ``on_spawn``: called once the agent's
+        process runs (``caesar run`` starts following the log then, not while this thread
+        spawns it: both want the interpreter)."""
         task, paths, plan = prepared.task, prepared.paths, prepared.plan
         adapter = plan.adapter
 
@@ -369,9 +373,11 @@ class Runner:
         deadline = time.monotonic() + timeout_s  # the watchdog's, or a moment before it
 
         def spawned(pid: int, cgroup: Path | None) -> None:
-            load_conclusion_meanwhile()
             with contextlib.suppress(OSError):  # a full disk: it is still found by its marker
                 self.store.set(task.id, pid=pid, cgroup=str(cgroup) if cgroup else None)
+            load_conclusion_meanwhile()
+            if on_spawn is not None:
+                on_spawn()
 
         try:
             with self.slots.hold(

@@ -36,11 +36,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from caesar_core.runner import cgroup as cgroups
+from caesar_core.runner import watchstart
 
+KILL_GRACE_S = watchstart.KILL_GRACE_S
+"""Between SIGTERM and SIGKILL: long enough to flush a report, short enough to stop a hang
+(defined in ``watchstart``, whose first wait is bounded by it)."""
 MARKER_VARIABLE = "CAESAR_TASK_ID"
 """``protocol.taskdir.ENV_TASK_ID``, spelled out so this module imports no pydantic."""
-KILL_GRACE_S = 5.0
-"""Between SIGTERM and SIGKILL: long enough to flush a report, short enough to stop a hang."""
 KILL_ROUNDS = 50
 """SIGKILL sweeps at most, each catching what forked since the last one."""
 ENVIRON_LIMIT = 4 << 20

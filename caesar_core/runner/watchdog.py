@@ -1,9 +1,11 @@
 """The watchdog: a small process beside each agent that stops it at its deadline even when the
 caesar process running the task is gone (killed with ``kill -9``, its machine's OOM killer).
 
-The runner starts it (``python -m caesar_core.runner.watchdog``) in a session of its own right
-before the agent, and stops it when the task has concluded; it learns the agent's pid and
-cgroup from the task's record. Until then it waits, at no cost, for the orchestrator to exit.
+The runner starts it (``python -S``, through :mod:`caesar_core.runner.watchstart`, which waits
+with the standard library alone until there is something to do; ``python -m
+caesar_core.runner.watchdog`` runs it too) in a session of its own right before the agent, and
+stops it when the task has concluded; it learns the agent's pid and cgroup from the task's
+record. Until then it waits, at no cost, for the orchestrator to exit.
 Then, if the task is still not concluded:
 
 - it lets the agent go on until its deadline (or until every process of the task has ended),
@@ -30,15 +32,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from caesar_core.runner import cgroup as cgroups
 from caesar_core.runner import proctree
+from caesar_core.runner.watchstart import CHECK_S, LATE_S, boot_argv
+
+__all__ = ["CHECK_S", "LATE_S", "Watchdog", "main", "watch"]
 
 if TYPE_CHECKING:
     import subprocess
 
-LATE_S = 5.0
-"""Past the deadline and the kill grace, how long a live orchestrator has before the watchdog
-stops the tree itself."""
-CHECK_S = 5.0
-"""How often the record is read while waiting (a task concluded without telling the watchdog)."""
 CONCLUDE_FOR_S = 600.0
 """How long the watchdog keeps trying to conclude a task whose record cannot be written."""
 _TERMINAL = frozenset({"succeeded", "failed", "cancelled", "timed_out"})
@@ -60,9 +60,7 @@ class Watchdog:
         import subprocess
 
         argv = [
-            sys.executable,
-            "-m",
-            "caesar_core.runner.watchdog",
+            *boot_argv(),
             "--root",
             str(self.root),
             "--task",
@@ -176,7 +174,9 @@ def _conclude(root: Path, task_id: str) -> bool:
         return True  # a record that cannot be read: retrying would not help; ps says why
 
 
-def watch(args: Args) -> None:
+def watch(args: Args, *, orchestrator_exited: bool | None = None) -> None:
+    """Watch the task until it concludes or is concluded here. ``orchestrator_exited``: how
+    the first wait for the orchestrator ended when ``watchstart`` did it (None: not done)."""
     task_id = args.task
     known = Target(False, None, None)
 
@@ -191,12 +191,18 @@ def watch(args: Args) -> None:
 
     late = args.deadline + proctree.KILL_GRACE_S + LATE_S
     stopped = False
-    while not _wait_exit(args.orchestrator, CHECK_S if stopped else min(CHECK_S, late - now())):
+
+    def orchestrator_gone() -> bool:
+        return _wait_exit(args.orchestrator, CHECK_S if stopped else min(CHECK_S, late - now()))
+
+    gone = orchestrator_gone() if orchestrator_exited is None else orchestrator_exited
+    while not gone:
         if look().concluded:
             return
         if not stopped and now() >= late:
             stop_tree()  # the orchestrator lives but does not act: the deadline still holds
             stopped = True
+        gone = orchestrator_gone()
     try:
         if look().concluded:
             return
@@ -239,8 +245,8 @@ def parse(argv: list[str]) -> Args:
         raise SystemExit(f"caesar watchdog: bad arguments ({error}): {argv}") from None
 
 
-def main(argv: list[str] | None = None) -> int:
-    watch(parse(sys.argv[1:] if argv is None else argv))
+def main(argv: list[str] | None = None, *, orchestrator_exited: bool | None = None) -> int:
+    watch(parse(sys.argv[1:] if argv is None else argv), orchestrator_exited=orchestrator_exited)
     return 0
 
 

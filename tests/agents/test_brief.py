@@ -22,6 +22,7 @@ from caesar_core.protocol import (
     parse,
 )
 from caesar_core.report import EXAMPLE_REPORT
+from caesar_core.report.example import EXAMPLE_FIELDS
 from tests.protocol import strategies as s
 
 TIERS: tuple[Tier, ...] = ("channel", "schema", "file")
@@ -123,6 +124,15 @@ def test_a_read_only_task_may_still_write_its_report_file() -> None:
         reporting = section(render_brief(make_task(mode=Mode.READ_ONLY), tier=tier), "Reporting")
         assert "allowed even though the task is read-only" in reporting
     assert "read-only" not in render_brief(make_task(), tier="file")
+
+
+def test_the_example_fields_are_the_example_report_as_json() -> None:
+    """The brief shows the plain fields (no validator built before the agent starts); the
+    report the extractor knows is made from them: both say the same, in the same order."""
+    dumped = EXAMPLE_REPORT.model_dump(mode="json", exclude_unset=True)
+    assert dumped == EXAMPLE_FIELDS
+    assert list(dumped) == list(EXAMPLE_FIELDS)
+    assert json.loads(example_json()) == EXAMPLE_FIELDS
 
 
 @pytest.mark.parametrize("tier", TIERS)

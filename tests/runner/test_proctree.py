@@ -216,3 +216,26 @@ def test_reaping_takes_the_agents_orphans_never_a_child_caesar_waits_for() -> No
         [sys.executable, "-c", REAPER], capture_output=True, text=True, check=False, timeout=30
     )
     assert done.stdout.split() == ["3", "True", "7"], done.stderr
+
+
+def test_the_watchdog_waits_with_the_standard_library_alone(tmp_path: Path) -> None:
+    """Its first wait (the whole life of a watchdog whose task ends in time) runs without
+    ``site`` and loads neither ``pathlib``, ``json``, ``typing`` nor the watchdog's own module:
+    it starts beside the agent and would take the processor from it."""
+    from caesar_core.runner.watchstart import boot_argv
+
+    probe = tmp_path / "modules.txt"
+    *interpreter, code = boot_argv()
+    assert interpreter[1:] == ["-S", "-c"]
+    code = code.replace(
+        "exited = first_wait(sys.argv[1:])\n",
+        "assert first_wait(sys.argv[1:-1]) is False\n"
+        "open(sys.argv[-1], 'w').write(' '.join(sorted(sys.modules)))\n"
+        "sys.exit(0)\n",
+    )
+    # The orchestrator (this process) lives; its deadline is long past: the wait ends at once.
+    args = ["--deadline", "1", "--orchestrator", str(os.getpid()), str(probe)]
+    subprocess.run([*interpreter, code, *args], check=True, timeout=30)
+    loaded = set(probe.read_text().split())
+    assert "caesar_core.runner.watchstart" in loaded
+    assert not {"site", "pathlib", "json", "typing", "caesar_core.runner.watchdog"} & loaded
