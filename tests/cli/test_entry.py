@@ -351,3 +351,25 @@ def test_ps_to_a_closed_pipe_or_no_stdout_either_way(
     assert done.returncode == (1 if closed == "pipe" else 0)
     assert done.stderr.decode().startswith("caesar: skipped ")
     assert done.stderr.count(b"\n") == 1
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "utf-8:surrogateescape"])
+def test_ps_to_streams_of_another_encoding_either_way(tmp_path: Path, encoding: str) -> None:
+    """click writes UTF-8 to a stream that says ASCII; the console script leaves such streams
+    to it, and answers UTF-8 ones itself, with the same bytes."""
+    root = make_project(tmp_path / "project")
+    env = plain_env() | {"PYTHONIOENCODING": encoding}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", f"from caesar_core.cli.{module} import main; main()", "ps"],
+            capture_output=True,
+            env=env,
+            cwd=root,
+            timeout=60,
+            check=False,
+        )
+        for module in ("entry", "main")
+    ]
+    ours, clicks = ((done.returncode, done.stdout, done.stderr) for done in runs)
+    assert ours == clicks
+    assert "…".encode() in clicks[1]
