@@ -6,11 +6,12 @@ match wins:
 
 1. ``caesar bridge`` and ``caesar hook`` (once per tool call of an agent) go to
    :mod:`caesar_core.bridge.cli`, before anything else is imported.
-2. :data:`DIRECT`: the exact argv shapes whose answer is known without click, each printed
-   exactly as the click command prints it (stdout, stderr, exit code): ``--version``,
-   ``protocol schema [DOCUMENT] [--strict]`` (the files of :mod:`caesar_core.published`) and
-   ``ps`` with any of ``--all``, ``--json``, ``--root DIR``, ``--status LIST`` in any order
-   (:mod:`caesar_core.cli.ps_view`, the one implementation of ``caesar ps``). A shape's
+2. :data:`DIRECT` and :func:`ps_shapes`: the exact argv shapes whose answer is known without
+   click, each printed exactly as the click command prints it (stdout, stderr, exit code):
+   ``--version``, ``protocol schema [DOCUMENT] [--strict]`` (the files of
+   :mod:`caesar_core.published`) and ``ps`` with any of ``--all``, ``--json``, ``--root DIR``,
+   ``--status LIST`` in any order (:mod:`caesar_core.cli.ps_view`, the one implementation of
+   ``caesar ps``). A shape's
    :data:`WORD` is any one argument that is not an option; its handler may still decline
    it (a document that does not exist, an unknown status, a project root that cannot be used,
    a store that cannot be read). Whatever is not in the table, or is declined, goes to
@@ -87,7 +88,7 @@ def ps(argv: list[str]) -> Answer | None:
 
 
 def _value(argv: list[str], option: str) -> str | None:
-    """The argument after ``option`` in ``argv`` (a shape of :data:`DIRECT`: it has one)."""
+    """The argument after ``option`` in ``argv`` (a shape of :func:`ps_shapes`: it has one)."""
     return argv[argv.index(option) + 1] if option in argv else None
 
 
@@ -124,7 +125,10 @@ PS_OPTIONS: tuple[tuple[str, ...], ...] = (
 """The options of ``caesar ps`` the console script answers, each at most once, in any order."""
 
 
-def _ps_shapes() -> dict[tuple[str, ...], Callable[[list[str]], Answer | None]]:
+def ps_shapes() -> dict[tuple[str, ...], Callable[[list[str]], Answer | None]]:
+    """The shapes of ``ps`` answered without click: :data:`PS_OPTIONS` in every order, each
+    at most once. Made when the argv starts with ``ps`` (65 of them), not for every other
+    command this module starts (``caesar hook`` runs once per tool call)."""
     from itertools import chain, permutations
 
     return {
@@ -141,16 +145,16 @@ DIRECT: dict[tuple[str, ...], Callable[[list[str]], Answer | None]] = {
     ("protocol", "schema", WORD): schema,
     ("protocol", "schema", WORD, "--strict"): schema,
     ("protocol", "schema", "--strict", WORD): schema,
-    **_ps_shapes(),
 }
-"""Argv shapes answered without click (see the module docstring), and their handlers."""
+"""Argv shapes answered without click (see the module docstring), and their handlers; those
+of ``ps`` are :func:`ps_shapes`."""
 
 
 def direct(argv: list[str]) -> Answer | None:
     """What ``caesar`` prints for ``argv`` when :data:`DIRECT` answers it; None: click does."""
     if os.environ.get(COMPLETE_VAR):
         return None
-    for shape, handler in DIRECT.items():
+    for shape, handler in (ps_shapes() if argv[:1] == ["ps"] else DIRECT).items():
         if len(shape) == len(argv) and all(map(_fits, shape, argv)):
             return handler(argv)
     return None
