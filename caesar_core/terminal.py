@@ -21,13 +21,26 @@ import re
 
 _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f"
 _INVISIBLE = "\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
-_UNSAFE = re.compile(f"[\t\n{_CONTROLS}{_INVISIBLE}]")
-_UNSAFE_IN_LINES = re.compile(f"[{_CONTROLS}{_INVISIBLE}]")
+_UNSAFE = f"[\t\n{_CONTROLS}{_INVISIBLE}]"
+_UNSAFE_IN_LINES = f"[{_CONTROLS}{_INVISIBLE}]"
 """Blocks of text (a report's details, raw output) keep their newlines and tabs."""
-_UNSAFE_IN_PATH = re.compile(f'[\t\n"\\\\{_CONTROLS}{_INVISIBLE}]')
-_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{_INVISIBLE}]")
+_UNSAFE_IN_PATH = f'[\t\n"\\\\{_CONTROLS}{_INVISIBLE}]'
+_UNSAFE_IN_JSON = f"[\x7f-\x9f{_INVISIBLE}]"
 """What ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal would act on."""
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(source: str) -> re.Pattern[str]:
+    """One of the patterns above, compiled on first use: each costs half a millisecond (a
+    class of characters beyond Latin-1), and most processes need one or none. Every unsafe
+    character is one ``str.isprintable`` refuses (a control, a format character, a separator,
+    a surrogate), and every one :data:`_UNSAFE_IN_JSON` names is DEL or beyond ASCII: text
+    that is printable (ASCII without DEL, for JSON) is answered without any pattern."""
+    compiled = _COMPILED.get(source)
+    if compiled is None:
+        compiled = _COMPILED[source] = re.compile(source)
+    return compiled
 
 
 def escape_char(char: str) -> str:
@@ -50,7 +63,9 @@ def safe_text(text: str, *, lines: bool = False) -> str:
 
     ``lines`` keeps newlines and tabs, for blocks shown as they were written.
     """
-    pattern = _UNSAFE_IN_LINES if lines else _UNSAFE
+    if text.isprintable():
+        return text
+    pattern = _pattern(_UNSAFE_IN_LINES if lines else _UNSAFE)
     return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
@@ -59,9 +74,12 @@ def quote_path(path: str) -> str:
 
     ``fake\\n  a.txt`` is shown ``"fake\\n  a.txt"``: never as a second line naming ``a.txt``.
     """
-    if not _UNSAFE_IN_PATH.search(path):
+    if path.isprintable() and '"' not in path and "\\" not in path:
         return path
-    return '"' + _UNSAFE_IN_PATH.sub(_escape, path) + '"'
+    pattern = _pattern(_UNSAFE_IN_PATH)
+    if not pattern.search(path):
+        return path
+    return '"' + pattern.sub(_escape, path) + '"'
 
 
 _C0_BYTES = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])
@@ -104,6 +122,9 @@ def json_safe(serialized: str) -> str:
 
     They can only occur inside strings, so the document decodes to exactly the same value.
     """
-    if not _UNSAFE_IN_JSON.search(serialized):
+    if serialized.isascii() and "\x7f" not in serialized:
         return serialized
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", serialized)
+    pattern = _pattern(_UNSAFE_IN_JSON)
+    if not pattern.search(serialized):
+        return serialized
+    return pattern.sub(lambda m: f"\\u{ord(m.group()):04x}", serialized)

@@ -104,3 +104,33 @@ def test_json_safe_bytes_never_changes_a_value(documents: list[dict[str, str]]) 
         json.loads(line.decode("utf-8", "surrogatepass")) for line in data.split(b"\n")
     ]
     assert not UNSAFE_SHOWN.search(shown.decode())
+
+
+def test_what_the_shortcuts_pass_no_pattern_would_change() -> None:
+    """``safe_text`` and ``quote_path`` return printable text as it is, ``json_safe`` ASCII
+    text without DEL, without compiling a pattern: no character a pattern escapes is
+    printable (or, for JSON, ASCII but DEL)."""
+    from caesar_core import terminal
+
+    sources = [terminal._UNSAFE, terminal._UNSAFE_IN_LINES, terminal._UNSAFE_IN_PATH]
+    everything = "".join(map(chr, range(0x110000)))
+    for source in sources:
+        for char in re.findall(source, everything):
+            assert not char.isprintable() or char in '"\\', hex(ord(char))
+    unsafe_in_json = re.findall(terminal._UNSAFE_IN_JSON, everything)
+    assert all(not char.isascii() or char == "\x7f" for char in unsafe_in_json)
+
+
+def test_plain_text_compiles_no_pattern() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "from caesar_core import terminal\n"
+        "terminal.safe_text('t_1  demo  succeeded  task 0 é ✓')\n"
+        "terminal.quote_path('src/a b.py')\n"
+        'terminal.json_safe(\'[\\n  {"id": "t_1"}\\n]\')\n'
+        "print(len(terminal._COMPILED))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "0\n"

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from caesar_core import jsonindent
-from caesar_core.terminal import json_safe, quote_path, safe_text
+from caesar_core.cli.render import json_text, table_text
+from caesar_core.terminal import quote_path
 
 if TYPE_CHECKING:
     from caesar_core.clientfiles import Installation
@@ -56,19 +56,12 @@ def loading() -> Iterator[None]:
 
 def emit_json(value: Any) -> None:
     """JSON on stdout: exact values, with what a terminal would act on as ``\\uNNNN``."""
-    click.echo(json_safe(jsonindent.dumps(value)))
+    click.echo(json_text(value), nl=False)
 
 
 def table(rows: list[list[str]], headers: list[str]) -> None:
-    """A plain aligned table: readable in a terminal, greppable in a pipe (cells made safe:
-    they hold what agents wrote, such as versions, objectives and paths)."""
-    rows = [[safe_text(cell) for cell in row] for row in rows]
-    widths = [len(h) for h in headers]
-    for row in rows:
-        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
-    click.echo("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
-    for row in rows:
-        click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    """A plain aligned table (:func:`caesar_core.cli.render.table_text`) on stdout."""
+    click.echo(table_text(rows, headers), nl=False)
 
 
 def change_line(change: FileChange) -> str:

@@ -5,28 +5,23 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from caesar_core.cli.common import change_line, emit_json, loading, project_options, table
+from caesar_core.cli.common import change_line, emit_json, loading, project_options
 from caesar_core.errors import ExitCode
-from caesar_core.humanize import age, one_line
 from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
 
 if TYPE_CHECKING:
     from caesar_core.events import EventTail
     from caesar_core.events.tail import BadLine
     from caesar_core.executor.dask import DaskExecutor
-    from caesar_core.protocol.approvals import Approval
     from caesar_core.protocol.event import FinishedEvent
-    from caesar_core.protocol.mailbox import MailboxQuestion
     from caesar_core.runner.delegation import Request
     from caesar_core.runner.engine import Outcome, Prepared, Runner, StartFailed
     from caesar_core.store import TaskStore
-    from caesar_core.store.listing import ListedTask
     from caesar_core.store.record import TaskRecord
 
 
@@ -474,122 +469,16 @@ def print_outcome(outcome: Outcome) -> None:
 @project_options
 def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     """List tasks as a delegation tree: active ones, then the 10 most recent that ended."""
-    from caesar_core.runner.abandoned import needs_sweep
-    from caesar_core.store.listing import list_tasks
-    from caesar_core.store.status import TaskStatus
-    from caesar_core.store.tree import build_tree, walk_tree
+    from caesar_core.cli.ps_view import UnknownStatusError, show
 
-    listing = list_tasks(root)
-    # Abandoned tasks concluded first (the sweep loads only for a task that needs it).
-    unswept: dict[str, str] = {}
-    due = [task.id for task in listing.tasks if needs_sweep(task)]
-    if due:
-        from caesar_core.runner.sweep import sweep_tasks
-        from caesar_core.store.store import TaskStore
-
-        unswept = sweep_tasks(TaskStore(root), due).problems
-        listing = list_tasks(root)
-    records = listing.tasks
-    # One broken task is listed as broken, with the reason; it never hides the others.
-    broken = {path.stem: problem for path, problem in listing.problems}
-    if statuses:
-        wanted = {s.strip() for s in statuses.split(",") if s.strip()}
-        unknown = wanted - {s.value for s in TaskStatus}
-        if unknown:
-            raise click.BadParameter(
-                f"unknown status {', '.join(sorted(unknown))}", param_hint="--status"
-            )
-        records = [r for r in records if r.status.value in wanted]
-    elif not show_all:
-        ended = [r for r in records if r.status.terminal][-10:]
-        keep = {r.id for r in ended} | {r.id for r in records if not r.status.terminal}
-        keep |= {r.chain for r in records if r.id in keep and r.chain}  # the turns' task
-        records = [r for r in records if r.id in keep]
-    questions, held = _waiting(root, [r.id for r in records if not r.status.terminal])
-    if as_json:
-        emit_json(
-            [
-                {
-                    **r.data,
-                    "checks_mark": _checks_mark(r),
-                    "pending_questions": [q.to_json_dict() for q in questions.get(r.id, [])],
-                    "pending_approvals": [a.to_json_dict() for a in held.get(r.id, [])],
-                    **({"problem": unswept[r.id]} if r.id in unswept else {}),
-                }
-                for r in records
-            ]
-            + [{"id": task, "status": "broken", "problem": why} for task, why in broken.items()]
-        )
-        return
-    for path, problem in listing.problems:
-        click.echo(safe_text(f"caesar: skipped {path}: {problem}"), err=True)
-    for task, problem in unswept.items():
-        click.echo(safe_text(f"caesar: task {task} could not be concluded: {problem}"), err=True)
-    if not records and not broken:
-        click.echo("no tasks yet: start one with `caesar run OBJECTIVE --agent demo`")
-        return
-    now = datetime.now(UTC)
-    rows = []
-    for level, record in walk_tree(build_tree(records)):
-        waiting = questions.get(record.id) or held.get(record.id)
-        rows.append(
-            [
-                "  " * level + record.id,
-                record.agent + (f"/{record.role}" if record.role else ""),
-                record.status.value
-                + (" ?" if waiting else "")
-                + (" (broken)" if record.id in unswept else ""),
-                record.report_status or "-",
-                _checks_cell(record),
-                f"{record.isolation}/{record.mode}"
-                + (f" {record.executor.label}" if record.executor else ""),
-                age(record.age(now)),
-                one_line(_turn(record) + record.objective, 48),
-            ]
-        )
-    for task, problem in broken.items():
-        rows.append([task, "-", "broken", "-", "-", "-", "-", one_line(problem, 48)])
-    table(rows, ["TASK", "AGENT", "STATUS", "REPORT", "CHECKS", "WHERE", "AGE", "OBJECTIVE"])
-
-
-def _waiting(
-    root: Path, task_ids: list[str]
-) -> tuple[dict[str, list[MailboxQuestion]], dict[str, list[Approval]]]:
-    """The questions and the held tool calls (``caesar approve``) waiting for a person, of
-    each task named: tasks that still run."""
-    if not task_ids:
-        return {}, {}
-    from caesar_core.store.approvals import pending_approvals
-    from caesar_core.store.mailbox import pending_questions
-    from caesar_core.store.store import TaskStore
-
-    store = TaskStore(root)
-    questions = {task: pending_questions(store.paths(task)) for task in task_ids}
-    held = {task: pending_approvals(store.paths(task).root) for task in task_ids}
-    return questions, held
-
-
-def _checks_mark(record: ListedTask) -> str:
-    """passed, failed, running or not run: what caesar's own checks of the task say."""
-    from caesar_core.store.status import checks_mark
-
-    return checks_mark(record.checks, _alive).value
-
-
-def _alive(pid: int) -> bool:
-    from caesar_core.runner.slots import pid_alive
-
-    return pid_alive(pid)
-
-
-def _checks_cell(record: ListedTask) -> str:
-    mark = _checks_mark(record)
-    return "-" if mark == "not run" else mark
-
-
-def _turn(record: ListedTask) -> str:
-    """``turn 2: `` before the objective of a task's turn (``caesar continue``)."""
-    return f"turn {record.turn}: " if record.chained else ""
+    try:
+        out, err, code = show(root, show_all=show_all, statuses=statuses, as_json=as_json)
+    except UnknownStatusError as error:
+        raise click.BadParameter(str(error), param_hint="--status") from None
+    click.echo(err, err=True, nl=False)
+    click.echo(out, nl=False)
+    if code:
+        raise SystemExit(code)
 
 
 @click.command()

@@ -25,7 +25,6 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -58,32 +57,58 @@ MAKERS = (
 files are the ones it names."""
 
 
-@dataclass(frozen=True)
 class ListedChecks:
     """The last run of a task's checks, as far as its mark goes (``status.checks_mark``)."""
 
-    state: ChecksState
-    pid: int | None
+    __slots__ = ("pid", "state")
+
+    def __init__(self, state: ChecksState, pid: int | None) -> None:
+        self.state = state
+        self.pid = pid
 
 
-@dataclass(frozen=True)
 class ListedExecutor:
     """Where a task runs when not here (``record.ExecutorInfo``)."""
 
-    address: str
-    worker: str | None
-    settled: bool
+    __slots__ = ("address", "settled", "worker")
+
+    def __init__(self, address: str, worker: str | None, settled: bool) -> None:
+        self.address = address
+        self.worker = worker
+        self.settled = settled
 
     @property
     def label(self) -> str:
         return runs_on(self.address, self.worker)
 
 
-@dataclass(frozen=True)
 class ListedTask:
     """A task's record as listings show it: its JSON as caesar's record model writes it
-    (``data``), and the fields a listing reads, typed."""
+    (``data``), and the fields a listing reads, typed; read from ``data`` by
+    :meth:`from_json`. Plain classes, not dataclasses, here: importing ``dataclasses`` (and
+    the ``inspect`` it needs) would cost ``caesar ps`` more than reading twenty records."""
 
+    __slots__ = (
+        "agent",
+        "chain",
+        "checks",
+        "continued_by",
+        "continues",
+        "created_at",
+        "data",
+        "executor",
+        "id",
+        "isolation",
+        "mode",
+        "objective",
+        "orchestrator_host",
+        "orchestrator_pid",
+        "parent_id",
+        "report_status",
+        "role",
+        "status",
+        "turn",
+    )
     data: dict[str, Any]
     id: str
     status: TaskStatus
@@ -113,27 +138,27 @@ class ListedTask:
         created = datetime.fromisoformat(_text(data, "created_at"))
         if created.tzinfo is None:
             raise ValueError("created_at: no time zone")
-        return cls(
-            data=data,
-            id=_text(data, "id"),
-            status=TaskStatus(_text(data, "status")),
-            created_at=created,
-            agent=_text(data, "agent"),
-            role=_maybe_text(data, "role"),
-            objective=_text(data, "objective"),
-            isolation=_text(data, "isolation"),
-            mode=_text(data, "mode"),
-            report_status=_maybe_text(data, "report_status"),
-            parent_id=_maybe_text(data, "parent_id"),
-            chain=_maybe_text(data, "chain"),
-            continues=_maybe_text(data, "continues"),
-            continued_by=_maybe_text(data, "continued_by"),
-            turn=_integer(data, "turn"),
-            checks=_checks(data.get("checks")),
-            executor=_executor(data.get("executor")),
-            orchestrator_pid=_maybe_integer(data, "orchestrator_pid"),
-            orchestrator_host=_maybe_text(data, "orchestrator_host"),
-        )
+        task = cls()
+        task.data = data
+        task.id = _text(data, "id")
+        task.status = TaskStatus(_text(data, "status"))
+        task.created_at = created
+        task.agent = _text(data, "agent")
+        task.role = _maybe_text(data, "role")
+        task.objective = _text(data, "objective")
+        task.isolation = _text(data, "isolation")
+        task.mode = _text(data, "mode")
+        task.report_status = _maybe_text(data, "report_status")
+        task.parent_id = _maybe_text(data, "parent_id")
+        task.chain = _maybe_text(data, "chain")
+        task.continues = _maybe_text(data, "continues")
+        task.continued_by = _maybe_text(data, "continued_by")
+        task.turn = _integer(data, "turn")
+        task.checks = _checks(data.get("checks"))
+        task.executor = _executor(data.get("executor"))
+        task.orchestrator_pid = _maybe_integer(data, "orchestrator_pid")
+        task.orchestrator_host = _maybe_text(data, "orchestrator_host")
+        return task
 
     @property
     def remote(self) -> bool:
@@ -150,12 +175,16 @@ class ListedTask:
         return (now - self.created_at).total_seconds()
 
 
-@dataclass(frozen=True)
 class TaskListing:
     """Every readable record, oldest first, plus the files that could not be read and why."""
 
-    tasks: list[ListedTask]
-    problems: list[tuple[Path, str]] = field(default_factory=list)
+    __slots__ = ("problems", "tasks")
+
+    def __init__(
+        self, tasks: list[ListedTask], problems: list[tuple[Path, str]] | None = None
+    ) -> None:
+        self.tasks = tasks
+        self.problems = [] if problems is None else problems
 
 
 def list_tasks(root: Path) -> TaskListing:

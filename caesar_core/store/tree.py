@@ -10,7 +10,6 @@ The tree is built of anything that names its task and the tasks it hangs under (
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Generic, Protocol, TypeAlias, TypeVar
 
@@ -40,10 +39,15 @@ class Linked(Protocol):
 R = TypeVar("R", bound=Linked)
 
 
-@dataclass
 class Node(Generic[R]):
-    record: R
-    children: list[Node[R]] = field(default_factory=list)
+    """A task and the tasks under it. (Not a dataclass: ``caesar ps`` would import
+    ``dataclasses``, and the ``inspect`` it needs, for this alone.)"""
+
+    __slots__ = ("children", "record")
+
+    def __init__(self, record: R, children: list[Node[R]] | None = None) -> None:
+        self.record = record
+        self.children: list[Node[R]] = [] if children is None else children
 
     def walk(self, level: int = 0) -> Iterator[tuple[int, R]]:
         """Depth-first, parents before children: the order a tree view lists rows in."""
