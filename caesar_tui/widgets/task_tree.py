@@ -35,7 +35,7 @@ from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.keys import bind
 from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
-from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part, PartKey
+from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part, PartKey, spliced
 
 HEADLINE_WIDTH = 70
 ClockKey = tuple[str, bool, ChecksMark]
@@ -49,9 +49,10 @@ TextParts = tuple[tuple[str, str], ...]
 """Parts of a label before their styles are resolved: each text with its style's name."""
 FixedTexts = tuple[TextParts, TextParts, TextParts]
 """The texts of :data:`FixedParts`."""
-BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int]
+BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int, int]
 """A label as built: from which view and clock key, its parts, those of them the view alone
-decides, and its serial number."""
+decides, its serial number and that of its fixed parts (the same while only the clock
+changes the label)."""
 _UNBUILT = Text()
 READING = "reading its log…"
 """The headline of a task whose log is not read yet (the first screen reads its own first)."""
@@ -153,6 +154,10 @@ class TaskTree(Tree[str]):
         """What they were asked for: kept between frames while it holds (the clock's
         tick draws a frame a second; its lines need the same styles as the last)."""
         self._drawn: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        self._aged: LRUCache[tuple[object, ...], tuple[Strip, int]] = LRUCache(1024)
+        """Each line last drawn whole (uncropped) and the index of its age's segment, by all
+        it is drawn from but the age: a tick that changes only the age replaces that segment
+        (``spliced``) instead of drawing the line again."""
         self._part_styles: LRUCache[PartKey, Style] = LRUCache(4096)
         self._widths: dict[str, tuple[TaskView, int]] = {}
         """The cells of what each task's view alone decides of its label, by that view."""
@@ -295,6 +300,7 @@ class TaskTree(Tree[str]):
         self._labels.clear()  # a new theme: the labels' colours with it
         self._drawing = None
         self._drawn.clear()
+        self._aged.clear()
         self._part_styles.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -320,16 +326,28 @@ class TaskTree(Tree[str]):
         path = line.path
         node = path[-1]
         is_hover = self.hover_line >= 0 and any(step._hover for step in path)
-        _, _, parts, _, serial = self._built(line.node.data)
+        _, clock, parts, fixed, serial, fixed_serial = self._built(line.node.data)
         updates = tuple(step._updates for step in path)
-        key = (y, x1, x2, is_hover, width, self._pseudo_classes, updates, base_style, serial)
+        drawn = (is_hover, width, self._pseudo_classes, updates, base_style)
+        key = (y, x1, x2, serial, *drawn)
         strip = self._drawn.get(key)
         if strip is None:
-            if self._drawing is None:
-                self._drawing = LineDrawing(self, self._part_styles)
-            prefix = self._prefix(node, base_style)[0]
-            drawing = self._drawing
-            whole = drawing.line(y, path, line.last, is_hover, base_style, prefix, parts, width)
+            # The age is the part after the head, the checks mark and the agent (_label).
+            mark = len(fixed[0]) + 1 + len(fixed[1])
+            aged_key = (y, fixed_serial, clock[1:], self.virtual_size.width, *drawn)
+            aged = self._aged.get(aged_key)
+            whole = spliced(*aged, parts[mark][0]) if aged is not None else None
+            if whole is None:
+                if self._drawing is None:
+                    self._drawing = LineDrawing(self, self._part_styles)
+                prefix = self._prefix(node, base_style)[0]
+                whole, index = self._drawing.line(
+                    y, path, line.last, is_hover, base_style, prefix, parts, width, mark
+                )
+            else:
+                index = aged[1] if aged is not None else None
+            if index is not None:
+                self._aged[aged_key] = (whole, index)
             strip = self._drawn[key] = whole.crop(x1, x2)
         return strip
 
@@ -374,14 +392,15 @@ class TaskTree(Tree[str]):
         if key is None:
             key = self._clock_key(view, self._now)
         built = self._labels.get(task_id)
-        if built is not None and built[0] is view:
-            if built[1] == key:
-                return built
-            fixed = built[3]
-        else:
-            fixed = self._fixed_parts(view)
+        if built is not None and built[0] is view and built[1] == key:
+            return built
         self._serial += 1
-        built = self._labels[task_id] = (view, key, self._label(fixed, key), fixed, self._serial)
+        if built is not None and built[0] is view:
+            fixed, fixed_serial = built[3], built[5]
+        else:
+            fixed, fixed_serial = self._fixed_parts(view), self._serial
+        label = self._label(fixed, key)
+        built = self._labels[task_id] = (view, key, label, fixed, self._serial, fixed_serial)
         return built
 
     def _clock_key(self, view: TaskView, now: datetime) -> ClockKey:
