@@ -35,7 +35,7 @@ from caesar_core.terminal import safe_text
 from caesar_core.watch import TaskView
 from caesar_tui.keys import bind
 from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
-from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part, PartKey
+from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part, PartKey, spliced
 
 HEADLINE_WIDTH = 70
 ClockKey = tuple[str, bool, ChecksMark]
@@ -49,9 +49,10 @@ TextParts = tuple[tuple[str, str], ...]
 """Parts of a label before their styles are resolved: each text with its style's name."""
 FixedTexts = tuple[TextParts, TextParts, TextParts]
 """The texts of :data:`FixedParts`."""
-BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int]
+BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int, int]
 """A label as built: from which view and clock key, its parts, those of them the view alone
-decides, and its serial number."""
+decides, its serial number and that of its fixed parts (the same while only the clock
+changes the label)."""
 _UNBUILT = Text()
 READING = "reading its log…"
 """The headline of a task whose log is not read yet (the first screen reads its own first)."""
@@ -62,6 +63,11 @@ def _rich_style(style: str, theme: str) -> Style:
     """A label style as Rich draws it: what Textual's content renders it to in the running
     app (whose theme resolves the variables), computed once per theme."""
     return next(iter(Content.styled(" ", style).render(end="")))[1].rich_style
+
+
+def _age_text(shown_age: str) -> str:
+    """An age as its label part: right-aligned in four cells (``  5s``, `` 12m``)."""
+    return f"{shown_age:>4} "
 
 
 def matches(view: TaskView, query: str) -> bool:
@@ -143,6 +149,8 @@ class TaskTree(Tree[str]):
         self._labels: dict[str, BuiltLabel] = {}
         """Each task's label as last built, with the view and clock key it was built from."""
         self._line_style = Style()
+        self._frame: tuple[int, int, int] | None = None
+        """The horizontal and vertical scroll and the width, while a frame is drawn."""
         self._keys: tuple[datetime, dict[str, ClockKey]] = (self._now, {})
         """The clock keys the last tick computed for the lines on screen, and its clock."""
         self._serial = 0
@@ -153,7 +161,14 @@ class TaskTree(Tree[str]):
         """What they were asked for: kept between frames while it holds (the clock's
         tick draws a frame a second; its lines need the same styles as the last)."""
         self._drawn: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        self._aged: LRUCache[tuple[object, ...], tuple[Strip, int]] = LRUCache(1024)
+        """Each line last drawn whole (uncropped) and the index of its age's segment, by all
+        it is drawn from but the age: a tick that changes only the age replaces that segment
+        (``spliced``) instead of drawing the line again."""
         self._part_styles: LRUCache[PartKey, Style] = LRUCache(4096)
+        self._age_offsets: LRUCache[tuple[int, ChecksMark], int] = LRUCache(1024)
+        """Where a label's age starts (its cells before it), by the serial of its fixed
+        parts (the checks mark before it is the same while only the age changes)."""
         self._widths: dict[str, tuple[TaskView, int]] = {}
         """The cells of what each task's view alone decides of its label, by that view."""
 
@@ -184,6 +199,7 @@ class TaskTree(Tree[str]):
         """Redraw the visible lines whose label the clock has changed since it was built."""
         scroll_x, top = self.scroll_offset
         now, keys = self._now, dict[str, ClockKey]()
+        ages: list[Region] = []
         for y, line in enumerate(self._tree_lines[top : top + self.size.height]):
             task_id = line.node.data
             built = self._labels.get(task_id) if task_id is not None else None
@@ -195,7 +211,9 @@ class TaskTree(Tree[str]):
                 if cells is None:
                     line.node.refresh()
                 else:  # the age alone: the rest of the line is not sent to the terminal again
-                    self.refresh(Region(cells.start - scroll_x, y, len(cells), 1))
+                    ages.append(Region(cells.start - scroll_x, y, len(cells), 1))
+        if ages:
+            self.refresh(*ages)
         self._keys = (now, keys)  # the lines drawn next are built with these
 
     def _age_cells(self, line: _TreeLine[str], built: BuiltLabel, key: ClockKey) -> range | None:
@@ -204,17 +222,22 @@ class TaskTree(Tree[str]):
         was, now = built[1], key
         if was[1:] != now[1:]:
             return None  # the stall mark or the checks: what follows them moves
-        old_age, new_age = self._clock_texts(was)[1][0], self._clock_texts(now)[1][0]
+        old_age, new_age = _age_text(was[0]), _age_text(now[0])
         if cell_len(old_age) != cell_len(new_age):
             return None
-        head, agent, _ = built[3]
-        checked = self._clock_texts(now)[0][0]
+        # The label's cells before its age are the same while its fixed parts and checks are.
+        offset = self._age_offsets.get((built[5], now[2]))
+        if offset is None:
+            head, agent, _ = built[3]
+            offset = self._age_offsets[built[5], now[2]] = (
+                sum(cell_len(text) for text, _ in head)
+                + cell_len(self._clock_texts(now)[0][0])
+                + sum(cell_len(text) for text, _ in agent)
+            )
         start = (
             line._get_guide_width(self.guide_depth, self.show_root)
             + cell_len(self._prefix(line.node, Style())[0])
-            + sum(cell_len(text) for text, _ in head)
-            + cell_len(checked)
-            + sum(cell_len(text) for text, _ in agent)
+            + offset
         )
         return range(start, start + cell_len(new_age))
 
@@ -295,6 +318,7 @@ class TaskTree(Tree[str]):
         self._labels.clear()  # a new theme: the labels' colours with it
         self._drawing = None
         self._drawn.clear()
+        self._aged.clear()
         self._part_styles.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -303,33 +327,54 @@ class TaskTree(Tree[str]):
         key = (self._pseudo_classes, self._line_style, self.show_guides, self.guide_depth)
         if key != self._drawing_key:
             self._drawing, self._drawing_key = None, key
-        return super().render_lines(crop)
+        # The scroll and the width asked once a frame, not on each of its lines.
+        self._frame = (*self.scroll_offset, self.size.width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        end = scroll_x + self.size.width
-        return self._render_line(y + scroll_y, scroll_x, end, self._line_style)
+        frame = self._frame
+        if frame is None:  # a line asked outside a frame
+            scroll_x, scroll_y, width = (*self.scroll_offset, self.size.width)
+            style = self.rich_style
+        else:
+            (scroll_x, scroll_y, width), style = frame, self._line_style
+        return self._render_line(y + scroll_y, scroll_x, scroll_x + width, style)
 
     def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
         """A task's line as ``Tree`` draws it, from its label's parts (``tree_lines``)."""
         lines = self._tree_lines
-        width = self.size.width
+        width = x2 - x1  # Tree draws from the horizontal scroll to it plus the width
         line = lines[y] if y < len(lines) else None
         if line is None or line.node.data is None or line.node.data not in self._views:
             return super()._render_line(y, x1, x2, base_style)
         path = line.path
         node = path[-1]
         is_hover = self.hover_line >= 0 and any(step._hover for step in path)
-        _, _, parts, _, serial = self._built(line.node.data)
+        _, clock, parts, fixed, serial, fixed_serial = self._built(line.node.data)
         updates = tuple(step._updates for step in path)
-        key = (y, x1, x2, is_hover, width, self._pseudo_classes, updates, base_style, serial)
+        drawn = (is_hover, width, self._pseudo_classes, updates, base_style)
+        key = (y, x1, x2, serial, *drawn)
         strip = self._drawn.get(key)
         if strip is None:
-            if self._drawing is None:
-                self._drawing = LineDrawing(self, self._part_styles)
-            prefix = self._prefix(node, base_style)[0]
-            drawing = self._drawing
-            whole = drawing.line(y, path, line.last, is_hover, base_style, prefix, parts, width)
+            # The age is the part after the head, the checks mark and the agent (_label).
+            mark = len(fixed[0]) + 1 + len(fixed[1])
+            aged_key = (y, fixed_serial, clock[1:], self.virtual_size.width, *drawn)
+            aged = self._aged.get(aged_key)
+            whole = spliced(*aged, parts[mark][0]) if aged is not None else None
+            if whole is None:
+                if self._drawing is None:
+                    self._drawing = LineDrawing(self, self._part_styles)
+                prefix = self._prefix(node, base_style)[0]
+                whole, index = self._drawing.line(
+                    y, path, line.last, is_hover, base_style, prefix, parts, width, mark
+                )
+            else:
+                index = aged[1] if aged is not None else None
+            if index is not None:
+                self._aged[aged_key] = (whole, index)
             strip = self._drawn[key] = whole.crop(x1, x2)
         return strip
 
@@ -374,14 +419,15 @@ class TaskTree(Tree[str]):
         if key is None:
             key = self._clock_key(view, self._now)
         built = self._labels.get(task_id)
-        if built is not None and built[0] is view:
-            if built[1] == key:
-                return built
-            fixed = built[3]
-        else:
-            fixed = self._fixed_parts(view)
+        if built is not None and built[0] is view and built[1] == key:
+            return built
         self._serial += 1
-        built = self._labels[task_id] = (view, key, self._label(fixed, key), fixed, self._serial)
+        if built is not None and built[0] is view:
+            fixed, fixed_serial = built[3], built[5]
+        else:
+            fixed, fixed_serial = self._fixed_parts(view), self._serial
+        label = self._label(fixed, key)
+        built = self._labels[task_id] = (view, key, label, fixed, self._serial, fixed_serial)
         return built
 
     def _clock_key(self, view: TaskView, now: datetime) -> ClockKey:
@@ -437,7 +483,7 @@ class TaskTree(Tree[str]):
         checked = CHECKS[checks]
         return (
             (" " + checked.glyph, checked.style),
-            (f"{shown_age:>4} ", MUTED),
+            (_age_text(shown_age), MUTED),
             (f"{STALLED.glyph} " if stalled else "", STALLED.style),
         )
 

@@ -99,8 +99,11 @@ class LineDrawing:
         prefix: str,
         parts: Iterable[Part],
         width: int,
-    ) -> Strip:
-        """The whole line (uncropped) of the node at the end of ``path``, drawn at ``y``."""
+        mark: int = -1,
+    ) -> tuple[Strip, int | None]:
+        """The whole line (uncropped) of the node at the end of ``path``, drawn at ``y``, and
+        the index of the segment that is the label's part ``mark`` alone (None: that part is
+        not a segment of its own), which a later frame may replace (:func:`spliced`)."""
         tree = self.tree
         base = self.highlight_line if is_hover else base_style
         at_line = Style(meta={"line": y})
@@ -123,19 +126,23 @@ class LineDrawing:
         # node's) added last: one addition per part instead of three, and kept between
         # frames (a line redrawn for its age has every other part's style already).
         part_styles = self._part_styles
-        for text, style in parts:
+        marked: int | None = None
+        for index, (text, style) in enumerate(parts):
             key = (base, style, label_style, y, node_id)
             whole = part_styles.get(key)
             if whole is None:
                 metas = Style(meta={"line": y, "node": node_id})
                 whole = part_styles[key] = self._combine(base, style, label_style) + metas
             pieces.add(text, style, whole)
+            if index == mark and style:
+                # A style of its own starts a segment, and the next piece starts another.
+                marked = len(pieces.segments) - 1
         segments = pieces.segments
         drawn = sum(cell_len(segment.text) for segment in segments)
         pad = max(tree.virtual_size.width, width) - drawn
         if pad > 0:
             segments.append(Segment(" " * pad, line_style))
-        return Strip(segments)
+        return Strip(segments), marked
 
     def _guides_of(
         self,
@@ -168,6 +175,18 @@ class LineDrawing:
             _, _, terminator, cross = self.guides(guide_style, hidden)
             style = self._combine(base, guide_style) + at_line
             pieces.add(terminator if last else cross, guide_style, style)
+
+
+def spliced(strip: Strip, index: int, text: str) -> Strip | None:
+    """``strip`` with its segment ``index`` reading ``text`` in the same style (the clock's
+    tick changes a task's age and nothing else of its line); None: ``text`` would not take
+    the same cells, and the line is drawn again whole."""
+    segments = list(strip)
+    old = segments[index]
+    if cell_len(old.text) != cell_len(text):
+        return None
+    segments[index] = Segment(text, old.style)
+    return Strip(segments, strip.cell_length)
 
 
 class _Pieces:

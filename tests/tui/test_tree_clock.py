@@ -10,7 +10,9 @@ from typing import Any
 
 from rich.console import Console
 from textual.app import App
+from textual.widgets import Tree
 
+from caesar_tui.widgets import tree_lines
 from caesar_tui.widgets.task_tree import TaskTree
 from tests.tui.screen import OTHER, SIZE, TASK, Clock, Project, screen_lines, text, until
 
@@ -82,3 +84,43 @@ async def test_a_tick_sends_only_the_ages_and_the_terminal_shows_the_frame(
         # The lines up to their ages were sent, not what follows them (the headline, the
         # scrollbar, the other panes): Textual sends a widget's line from its left edge.
         assert "waiting" not in written and "6s" in written and "4s" in written
+
+
+async def test_a_tick_changes_the_age_in_the_line_already_drawn(tmp_path: Path) -> None:
+    """The age is spliced into the line as drawn before (no line is drawn again for it), and
+    what is drawn is what Textual's own ``Tree`` draws for the line, hovered or not."""
+    project = Project(tmp_path)
+    clock = Clock(Clock().at(5))
+    project.task(TASK, objective="tidy the parser")
+    project.task(CHILD, created_at=clock.at(1), parent_id=TASK, objective="look at the lexer")
+    project.task(OTHER, created_at=clock.at(2), objective="keep the old names")
+    app = project.app(clock)
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: text(tree).count("s ") >= 3 and app.main.painted.is_set(), "")
+        await pilot.hover(TaskTree, offset=(6, 1))
+        await pilot.pause()
+        drawings = 0
+        drawing = tree_lines.LineDrawing.line
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal drawings
+            drawings += 1
+            return drawing(*args, **kwargs)
+
+        tree_lines.LineDrawing.line = counted  # type: ignore[method-assign]
+        try:
+            for seconds in (6, 7, 8):
+                clock.moment = clock.at(seconds)
+                app.main.tick()
+                await pilot.pause()
+        finally:
+            tree_lines.LineDrawing.line = drawing  # type: ignore[method-assign]
+        assert drawings == 0
+        rows = [row.rstrip() for row in screen_lines(app)]
+        assert "   8s" in rows[1] and "   7s" in rows[2] and "   6s" in rows[3]
+        width, style = tree.size.width, tree.rich_style
+        for y in range(len(tree._tree_lines)):
+            ours = list(tree._render_line(y, 0, width, style))
+            tree._line_cache.clear()
+            assert ours == list(Tree._render_line(tree, y, 0, width, style)), f"line {y}"
