@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -18,7 +17,6 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import BindingType
 from textual.cache import LRUCache
-from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
@@ -26,74 +24,30 @@ from textual.widgets import Tree
 from textual.widgets._tree import _TreeLine
 from textual.widgets.tree import TreeNode
 
-from caesar_core.events.fold import STALL_AFTER
-from caesar_core.humanize import age, clip, one_line
-from caesar_core.runner.slots import pid_alive
 from caesar_core.store import TaskNode, build_tree
-from caesar_core.store.record import ChecksMark, checks_mark
-from caesar_core.terminal import safe_text
+from caesar_core.store.record import ChecksMark
 from caesar_core.watch import TaskView
 from caesar_tui.keys import bind
-from caesar_tui.marks import CHECKS, MUTED, NEEDS_INPUT, STALLED, STATUS
+from caesar_tui.widgets.task_labels import (
+    ClockKey,
+    age_text,
+    clock_key,
+    clock_texts,
+    fixed_texts,
+    matches,
+    rich_style,
+)
 from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part, PartKey, spliced
 
-HEADLINE_WIDTH = 70
-ClockKey = tuple[str, bool, ChecksMark]
-"""What of a label moves with the clock: the age as shown, the stall mark, the checks."""
 Label = tuple[Part, ...]
 """A label as the parts it is drawn from."""
 FixedParts = tuple[Label, Label, Label]
-"""What of a label only the task's view decides: before the checks, the agent, after the
-age and stall mark."""
-TextParts = tuple[tuple[str, str], ...]
-"""Parts of a label before their styles are resolved: each text with its style's name."""
-FixedTexts = tuple[TextParts, TextParts, TextParts]
-"""The texts of :data:`FixedParts`."""
+"""The parts of a label's :data:`~caesar_tui.widgets.task_labels.FixedTexts`, resolved."""
 BuiltLabel = tuple[TaskView, ClockKey, Label, FixedParts, int, int]
 """A label as built: from which view and clock key, its parts, those of them the view alone
 decides, its serial number and that of its fixed parts (the same while only the clock
 changes the label)."""
 _UNBUILT = Text()
-READING = "reading its log…"
-"""The headline of a task whose log is not read yet (the first screen reads its own first)."""
-
-
-@cache
-def _rich_style(style: str, theme: str) -> Style:
-    """A label style as Rich draws it: what Textual's content renders it to in the running
-    app (whose theme resolves the variables), computed once per theme."""
-    return next(iter(Content.styled(" ", style).render(end="")))[1].rich_style
-
-
-def _age_text(shown_age: str) -> str:
-    """An age as its label part: right-aligned in four cells (``  5s``, `` 12m``)."""
-    return f"{shown_age:>4} "
-
-
-def matches(view: TaskView, query: str) -> bool:
-    """The filter: words that must all match; ``status:X`` and ``agent:X`` target a field."""
-    for word in query.lower().split():
-        if word.startswith("status:"):
-            wanted = word[len("status:") :]
-            state = "needs_input" if view.needs_input else view.record.status.value
-            if not state.startswith(wanted):
-                return False
-        elif word.startswith("agent:"):
-            if not view.record.agent.lower().startswith(word[len("agent:") :]):
-                return False
-        else:
-            haystack = " ".join(
-                (
-                    view.id,
-                    view.record.agent,
-                    view.record.role or "",
-                    view.record.objective,
-                    view.activity.headline,
-                )
-            ).lower()
-            if word not in haystack:
-                return False
-    return True
 
 
 class TaskTree(Tree[str]):
@@ -204,7 +158,7 @@ class TaskTree(Tree[str]):
             task_id = line.node.data
             built = self._labels.get(task_id) if task_id is not None else None
             if task_id is not None and built is not None:
-                keys[task_id] = key = self._clock_key(built[0], now)
+                keys[task_id] = key = clock_key(built[0], now)
                 if built[1] == key:
                     continue
                 cells = self._age_cells(line, built, key)
@@ -222,7 +176,7 @@ class TaskTree(Tree[str]):
         was, now = built[1], key
         if was[1:] != now[1:]:
             return None  # the stall mark or the checks: what follows them moves
-        old_age, new_age = _age_text(was[0]), _age_text(now[0])
+        old_age, new_age = age_text(was[0]), age_text(now[0])
         if cell_len(old_age) != cell_len(new_age):
             return None
         # The label's cells before its age are the same while its fixed parts and checks are.
@@ -231,7 +185,7 @@ class TaskTree(Tree[str]):
             head, agent, _ = built[3]
             offset = self._age_offsets[built[5], now[2]] = (
                 sum(cell_len(text) for text, _ in head)
-                + cell_len(self._clock_texts(now)[0][0])
+                + cell_len(clock_texts(now)[0][0])
                 + sum(cell_len(text) for text, _ in agent)
             )
         start = (
@@ -393,10 +347,10 @@ class TaskTree(Tree[str]):
         view = self._views[node.data]
         measured = self._widths.get(node.data)
         if measured is None or measured[0] is not view:
-            texts = self._fixed_texts(view)
+            texts = fixed_texts(view)
             width = sum(cell_len(text) for part in texts for text, _ in part)
             measured = self._widths[node.data] = (view, width)
-        moving = self._clock_texts(self._clock_key(view, self._now))
+        moving = clock_texts(clock_key(view, self._now))
         label = measured[1] + sum(cell_len(text) for text, _ in moving)
         return cell_len(self._prefix(node, Style())[0]) + label
 
@@ -417,7 +371,7 @@ class TaskTree(Tree[str]):
         at, keys = self._keys
         key = keys.get(task_id) if at is self._now else None
         if key is None:
-            key = self._clock_key(view, self._now)
+            key = clock_key(view, self._now)
         built = self._labels.get(task_id)
         if built is not None and built[0] is view and built[1] == key:
             return built
@@ -430,69 +384,22 @@ class TaskTree(Tree[str]):
         built = self._labels[task_id] = (view, key, label, fixed, self._serial, fixed_serial)
         return built
 
-    def _clock_key(self, view: TaskView, now: datetime) -> ClockKey:
-        """What of a label moves without any change on disk: the age as shown, the stall
-        mark, and caesar's checks (a running check whose process is gone is not run)."""
-        record, activity = view.record, view.activity
-        stalled = (
-            not record.status.terminal
-            and activity.last_at is not None
-            and now - activity.last_at >= STALL_AFTER
-        )
-        shown_age = age((now - record.created_at).total_seconds())
-        return shown_age, stalled, checks_mark(record.checks, pid_alive)
-
     def _fixed_parts(self, view: TaskView) -> FixedParts:
         """The parts of a task's label that only its view decides."""
-        head, agent, tail = self._fixed_texts(view)
+        head, agent, tail = fixed_texts(view)
         return self._resolved(head), self._resolved(agent), self._resolved(tail)
-
-    def _fixed_texts(self, view: TaskView) -> FixedTexts:
-        """The texts of :meth:`_fixed_parts`, each with the name of its style."""
-        record, activity = view.record, view.activity
-        who = safe_text(record.role or record.agent)
-        if view.needs_input:
-            headline = view.asking
-        else:
-            headline = READING if view.reading else activity.headline
-        headline = clip(safe_text(one_line(headline)), HEADLINE_WIDTH)
-        # One mark column: a task waiting on a person shows the question mark in its place, so
-        # the ids of every row stay aligned.
-        mark = NEEDS_INPUT if view.needs_input else STATUS[record.status]
-        head = ((mark.glyph + " ", mark.style), (record.id[2:10], "bold"))
-        agent = ((f" {who:<10.10} ", "$text-secondary"),)
-        tail = (
-            # The turns of a task (caesar continue) are one chain under its first turn.
-            (f"turn {record.turn} " if record.chained else "", "$text-accent"),
-            # A task on a cluster's worker (caesar run --on): which one.
-            (f"{record.executor.label} " if record.executor else "", MUTED),
-            (headline, "$text-warning" if view.needs_input else MUTED if view.reading else ""),
-        )
-        return head, agent, tail
 
     def _label(self, fixed: FixedParts, clock: ClockKey) -> Label:
         head, agent, tail = fixed
-        checked, shown_age, stall = self._clock_texts(clock)
+        checked, shown_age, stall = clock_texts(clock)
         return head + self._resolved((checked,)) + agent + self._resolved((shown_age, stall)) + tail
-
-    @staticmethod
-    def _clock_texts(clock: ClockKey) -> TextParts:
-        """The checks mark (drawn before the agent), the age and the stall mark, with the
-        names of their styles."""
-        shown_age, stalled, checks = clock
-        checked = CHECKS[checks]
-        return (
-            (" " + checked.glyph, checked.style),
-            (_age_text(shown_age), MUTED),
-            (f"{STALLED.glyph} " if stalled else "", STALLED.style),
-        )
 
     def _resolved(self, parts: Iterable[tuple[str, str]]) -> Label:
         """Parts with their styles as Rich draws them, the empty ones left out. Built with the
         theme's variables like every pane; the tree draws Rich text, so each style is
-        resolved once a theme (_rich_style), not on every label."""
+        resolved once a theme (``task_labels.rich_style``), not on every label."""
         theme = self.app.theme
-        return tuple((text, _rich_style(style, theme)) for text, style in parts if text)
+        return tuple((text, rich_style(style, theme)) for text, style in parts if text)
 
     def action_open(self) -> None:
         task_id = self.selected_id
