@@ -512,3 +512,21 @@ def test_running_without_git_on_the_path_falls_back_to_pygit2(tmp_path: Path) ->
     assert "pygit2" in loaded.modules
     assert "caesar_core.git.diff" in loaded.names
     concluded(root)
+
+
+def test_continuing_a_worktree_task_with_git_on_the_path_loads_no_pygit2(tmp_path: Path) -> None:
+    """``caesar continue`` records where its turn starts (``turn_base``) and concludes the
+    turn's own changes by git, as ``caesar run`` does: no pygit2."""
+    root = writing_script_project(tmp_path)
+    first = ran(tmp_path, "run", "Say hi", "--agent", "jq", "--isolation", "worktree", cwd=root)
+    assert "pygit2" not in first.modules
+    (task,) = (root / ".caesar" / "tasks").iterdir()
+    loaded = ran(tmp_path, "continue", task.name, "Once more", cwd=root)
+    assert "caesar_core.runner.turns" in loaded.names
+    assert "pygit2" not in loaded.modules
+    assert not loaded.names & {"caesar_core.git.diff", "caesar_core.git.repo"}
+    turns = {
+        json.loads((t / "task.json").read_text())["id"]
+        for t in (root / ".caesar" / "tasks").iterdir()
+    }
+    assert len(turns) == 2

@@ -2,9 +2,10 @@
 
 It runs on pygit2 (libgit2), and on the ``git`` program where that spares a ``caesar run``
 loading libgit2 (``program``: git run pinned so nothing of an agent's choosing runs;
-``repo_by_git``, ``worktree_by_git``, ``viagit``: the same answers by git, pygit2 when git
-cannot). Modules, one job each: ``errors`` (``GitError`` and its kinds), ``branches`` (task
-branch names, lock reasons), ``repo`` (opening repositories), ``worktree`` (create, remove, list),
+``repo_by_git``, ``worktree_by_git``, ``snapshot_by_git``, ``viagit``: the same answers by
+git, pygit2 when git cannot). Modules, one job each: ``errors`` (``GitError`` and its
+kinds), ``branches`` (task branch names, lock reasons), ``repo`` (opening repositories),
+``worktree`` (create, remove, list),
 ``checkout`` (filling a new worktree fast), ``filters`` (when content filters are no-ops),
 ``content`` (the tree of a working directory's content, built without touching its index),
 ``diff`` (changes since a base commit or a snapshot), ``hunks`` (a file's patch as hunks),
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
         changes_between,
         changes_between_snapshots,
         changes_since,
-        snapshot,
     )
     from caesar_core.git.errors import (
         DamagedWorktreeError,
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     )
     from caesar_core.git.repo import is_ignored
     from caesar_core.git.repo_by_git import find_repository, head_commit
+    from caesar_core.git.snapshot_by_git import snapshot
     from caesar_core.git.worktree import (
         WorktreeInfo,
         list_worktrees,
@@ -82,7 +83,6 @@ _HOMES = {
         "changes_between",
         "changes_between_snapshots",
         "changes_since",
-        "snapshot",
     ),
     "caesar_core.git.branches": ("branch_name", "task_lock_reason"),
     "caesar_core.git.errors": (
@@ -99,6 +99,7 @@ _HOMES = {
         "lock_worktree",
         "remove_worktree",
     ),
+    "caesar_core.git.snapshot_by_git": ("snapshot",),
     "caesar_core.git.worktree_by_git": ("create_worktree",),
 }
 __getattr__ = exports(__name__, _HOMES)
