@@ -151,8 +151,8 @@ def test_ps_shows_the_same_from_the_cache_as_from_the_records(tmp_path: Path) ->
 
 def test_run_loads_neither_the_watcher_nor_the_apply_machinery(tmp_path: Path) -> None:
     """``caesar run`` of a read-only task in a worktree, to its end: the git program for the
-    worktree and the diff (no pygit2), none of the screen, the MCP SDK, Dask, a file watcher, the apply machinery, the
-    sweep or the schemas of the contract."""
+    worktree and the diff (no pygit2), none of the screen, the MCP SDK, Dask, a file watcher,
+    the apply machinery, the sweep or the schemas of the contract."""
     from tests.runner.conftest import caesar_env, git
 
     project = tmp_path / "project"
