@@ -433,3 +433,100 @@ def test_running_a_declared_agent_loads_no_built_in_adapter(tmp_path: Path, mode
     assert loaded.schemas == 0
     (task,) = (root / ".caesar" / "tasks").iterdir()
     assert json.loads((task / "report.json").read_text())["status"] == "success"
+
+
+def writing_script_project(tmp: Path) -> Path:
+    """:func:`script_project` whose agent also creates ``hello.txt`` in its working directory."""
+    root = script_project(tmp)
+    script = tmp / "agent.sh"
+    script.write_text("#!/bin/sh\necho hi > hello.txt\n" + script.read_text().split("\n", 1)[1])
+    return root
+
+
+def concluded(root: Path) -> None:
+    """The one task's worktree exists, locked, holding the agent's file, and its conclusion
+    (the diff git saw, reconciled into the report) names that file."""
+    (task,) = (root / ".caesar" / "tasks").iterdir()
+    record = json.loads((task / "task.json").read_text())
+    report = json.loads((task / "report.json").read_text())
+    assert report["status"] == "success"
+    assert [change["path"] for change in report["changes"]] == ["hello.txt"]
+    worktree = Path(record["workspace"])
+    assert record["isolation"] == "worktree" and worktree.parent == root / ".caesar" / "wt"
+    assert (worktree / "hello.txt").read_text() == "hi\n"
+    assert (
+        "locked caesar task"
+        in subprocess.run(
+            ["git", "-C", str(root), "worktree", "list", "--porcelain"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+
+
+@pytest.mark.parametrize("mode", ["read-only", "write"])
+def test_running_in_a_worktree_with_git_on_the_path_loads_no_pygit2(
+    tmp_path: Path, mode: str
+) -> None:
+    """With the ``git`` program on the ``PATH``, ``caesar run`` finds the repository, makes the
+    task's worktree and concludes its diff by git: libgit2 (whose import parses the system's CA
+    bundle) and the pygit2 reconciliation stay unloaded."""
+    root = writing_script_project(tmp_path)
+    loaded = ran(
+        tmp_path,
+        "run",
+        "Say hi",
+        "--agent",
+        "jq",
+        "--mode",
+        mode,
+        "--isolation",
+        "worktree",
+        cwd=root,
+    )
+    assert "caesar_core.runner.engine" in loaded.names
+    assert "pygit2" not in loaded.modules
+    assert not loaded.names & {"caesar_core.git.diff", "caesar_core.git.repo"}
+    concluded(root)
+
+
+def test_running_without_git_on_the_path_falls_back_to_pygit2(tmp_path: Path) -> None:
+    """No ``git`` program: pygit2 finds the repository, makes the worktree and reconciles."""
+    root = writing_script_project(tmp_path)
+    no_git = tmp_path / "no-git-bin"
+    no_git.mkdir()
+    loaded = ran(
+        tmp_path,
+        "run",
+        "Say hi",
+        "--agent",
+        "jq",
+        "--mode",
+        "write",
+        "--isolation",
+        "worktree",
+        env={"PATH": str(no_git)},
+        cwd=root,
+    )
+    assert "pygit2" in loaded.modules
+    assert "caesar_core.git.diff" in loaded.names
+    concluded(root)
+
+
+def test_continuing_a_worktree_task_with_git_on_the_path_loads_no_pygit2(tmp_path: Path) -> None:
+    """``caesar continue`` records where its turn starts (``turn_base``) and concludes the
+    turn's own changes by git, as ``caesar run`` does: no pygit2."""
+    root = writing_script_project(tmp_path)
+    first = ran(tmp_path, "run", "Say hi", "--agent", "jq", "--isolation", "worktree", cwd=root)
+    assert "pygit2" not in first.modules
+    (task,) = (root / ".caesar" / "tasks").iterdir()
+    loaded = ran(tmp_path, "continue", task.name, "Once more", cwd=root)
+    assert "caesar_core.runner.turns" in loaded.names
+    assert "pygit2" not in loaded.modules
+    assert not loaded.names & {"caesar_core.git.diff", "caesar_core.git.repo"}
+    turns = {
+        json.loads((t / "task.json").read_text())["id"]
+        for t in (root / ".caesar" / "tasks").iterdir()
+    }
+    assert len(turns) == 2

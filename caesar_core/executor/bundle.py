@@ -18,7 +18,8 @@ from pathlib import Path
 import pygit2
 
 from caesar_core.errors import CaesarError
-from caesar_core.git.repo import head_commit, open_root
+from caesar_core.git.repo import open_root
+from caesar_core.git.repo_by_git import head_commit
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "caesar",

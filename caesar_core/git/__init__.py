@@ -1,7 +1,11 @@
 """The git layer: worktrees for tasks, reconciliation of what they changed, and apply.
 
-All of it runs on pygit2 (libgit2), never the ``git`` program. Modules, one job each:
-``repo`` (opening repositories, ``GitError``), ``worktree`` (create, remove, list),
+It runs on pygit2 (libgit2), and on the ``git`` program where that spares a ``caesar run``
+loading libgit2 (``program``: git run pinned so nothing of an agent's choosing runs;
+``repo_by_git``, ``worktree_by_git``, ``snapshot_by_git``, ``viagit``: the same answers by
+git, pygit2 when git cannot). Modules, one job each: ``errors`` (``GitError`` and its
+kinds), ``branches`` (task branch names, lock reasons), ``repo`` (opening repositories),
+``worktree`` (create, remove, list),
 ``checkout`` (filling a new worktree fast), ``filters`` (when content filters are no-ops),
 ``content`` (the tree of a working directory's content, built without touching its index),
 ``diff`` (changes since a base commit or a snapshot), ``hunks`` (a file's patch as hunks),
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
         unapplied_changes,
         unapplied_work,
     )
+    from caesar_core.git.branches import branch_name, task_lock_reason
     from caesar_core.git.changes import (
         FileChange,
         PatchSpan,
@@ -39,26 +44,23 @@ if TYPE_CHECKING:
         changes_between,
         changes_between_snapshots,
         changes_since,
-        snapshot,
     )
-    from caesar_core.git.repo import (
+    from caesar_core.git.errors import (
         DamagedWorktreeError,
         GitError,
         LocalChangesError,
         OutsideLinksError,
-        find_repository,
-        head_commit,
-        is_ignored,
     )
+    from caesar_core.git.repo import is_ignored
+    from caesar_core.git.repo_by_git import find_repository, head_commit
+    from caesar_core.git.snapshot_by_git import snapshot
     from caesar_core.git.worktree import (
         WorktreeInfo,
-        branch_name,
-        create_worktree,
         list_worktrees,
         lock_worktree,
         remove_worktree,
-        task_lock_reason,
     )
+    from caesar_core.git.worktree_by_git import create_worktree
 
 _HOMES = {
     "caesar_core.git.apply": (
@@ -81,26 +83,24 @@ _HOMES = {
         "changes_between",
         "changes_between_snapshots",
         "changes_since",
-        "snapshot",
     ),
-    "caesar_core.git.repo": (
+    "caesar_core.git.branches": ("branch_name", "task_lock_reason"),
+    "caesar_core.git.errors": (
         "DamagedWorktreeError",
         "GitError",
         "LocalChangesError",
         "OutsideLinksError",
-        "find_repository",
-        "head_commit",
-        "is_ignored",
     ),
+    "caesar_core.git.repo": ("is_ignored",),
+    "caesar_core.git.repo_by_git": ("find_repository", "head_commit"),
     "caesar_core.git.worktree": (
         "WorktreeInfo",
-        "branch_name",
-        "create_worktree",
         "list_worktrees",
         "lock_worktree",
         "remove_worktree",
-        "task_lock_reason",
     ),
+    "caesar_core.git.snapshot_by_git": ("snapshot",),
+    "caesar_core.git.worktree_by_git": ("create_worktree",),
 }
 __getattr__ = exports(__name__, _HOMES)
 

@@ -59,7 +59,7 @@ __all__ = [
     "link_leaves_repository",
     "patch_digest",
     "reconcile",
-    "snapshot",
+    "snapshot_by_pygit2",
     "to_tree_diff",
 ]
 
@@ -128,8 +128,9 @@ def changes_since_by_pygit2(
     return to_tree_diff(found, str(base.id), with_patch=with_patch)
 
 
-def snapshot(workdir: Path, *, exclude: Sequence[str] = ()) -> Snapshot:
-    """Record ``workdir``'s content (untracked-not-ignored files included) as a tree."""
+def snapshot_by_pygit2(workdir: Path, *, exclude: Sequence[str] = ()) -> Snapshot:
+    """Record ``workdir``'s content (untracked-not-ignored files included) as a tree, by
+    libgit2 alone: what ``git.snapshot_by_git.snapshot`` falls back to."""
     repo = _open_workdir(workdir)
     return Snapshot(tree=str(content_tree(repo, exclusions(exclude))))
 

@@ -1,7 +1,8 @@
 """Opening repositories and the small questions the runner asks about them.
 
-The git layer talks to git through pygit2 (libgit2); only the reconciliation also runs the
-``git`` program when there is one (``git.program``, ``git.viagit``), in a pinned environment
+The git layer talks to git through pygit2 (libgit2), and runs the ``git`` program when there
+is one for what a ``caesar run`` needs (``git.repo_by_git``, ``git.worktree_by_git``, the
+reconciliation in ``git.viagit``; see ``git.program``), in a pinned environment
 where no hook, filter, fsmonitor, pager or transport runs, and falls back to pygit2 whenever
 git is missing or refuses: a task never depends on which git, if any, is on the ``PATH``.
 """
@@ -97,8 +98,9 @@ def common_dir(repo: pygit2.Repository) -> Path:
     return git_dir
 
 
-def find_repository(path: Path) -> Path | None:
-    """The working tree root of the repository containing ``path``; None outside git.
+def find_repository_by_pygit2(path: Path) -> Path | None:
+    """:func:`~caesar_core.git.repo_by_git.find_repository` told by libgit2 alone (what answers
+    when the ``git`` program cannot): the working tree root containing ``path``; None outside git.
 
     A bare repository has no working tree, so it answers None too: there is nothing a task
     could change there.
@@ -119,8 +121,9 @@ def find_repository(path: Path) -> Path | None:
     return None if repo.workdir is None else Path(repo.workdir)
 
 
-def head_commit(repo_root: Path) -> str | None:
-    """HEAD's commit SHA, or None while HEAD is unborn (a repository without a commit)."""
+def head_commit_by_pygit2(repo_root: Path) -> str | None:
+    """HEAD's commit SHA, or None while HEAD is unborn (a repository without a commit), told
+    by libgit2 alone (:func:`~caesar_core.git.repo_by_git.head_commit` asks git first)."""
     repo = open_repository(repo_root)
     if repo.head_is_unborn:
         return None

@@ -10,9 +10,7 @@ every agent CLI see an ordinary linked worktree. The layout is written here rath
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import re
 import shutil
 import stat
 import sys
@@ -24,13 +22,22 @@ from types import TracebackType
 import pygit2
 
 from caesar_core.errors import ExitCode
+from caesar_core.git.branches import BRANCH_PREFIX, branch_name, task_lock_reason, write_lock
 from caesar_core.git.checkout import checkout_files
 from caesar_core.git.content import as_tree
 from caesar_core.git.repo import GitError, common_dir, open_root, resolve_commit, workdir_of
 
-BRANCH_PREFIX = "caesar/"
-_SLUG_MAX = 40
-_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+__all__ = [
+    "BRANCH_PREFIX",
+    "WorktreeInfo",
+    "branch_name",
+    "create_worktree_by_pygit2",
+    "list_worktrees",
+    "lock_worktree",
+    "remove_tree",
+    "remove_worktree",
+    "task_lock_reason",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,34 +51,7 @@ class WorktreeInfo:
     """Its directory is gone (or no longer points back): only the admin entry remains."""
 
 
-def branch_name(label: str, task_id: str) -> str:
-    """``caesar/<slug>-<id8>``: readable in ``git branch``, unique by the task id.
-
-    The slug is the label lowercased with every run of other characters than ``a-z0-9``
-    turned into one ``-``, trimmed, at most 40 characters; ``task`` when nothing is left.
-    """
-    slug = _NOT_ALNUM.sub("-", label.lower()).strip("-")[:_SLUG_MAX].strip("-") or "task"
-    short = task_id[2:] if task_id.startswith("t_") else task_id
-    # Another implementation's id may hold no letter or digit at all: its digest stands in.
-    short = (
-        _NOT_ALNUM.sub("", short.lower())[:8] or hashlib.sha256(task_id.encode()).hexdigest()[:8]
-    )
-    name = f"{BRANCH_PREFIX}{slug}-{short}"
-    if not pygit2.reference_is_valid_name(f"refs/heads/{name}"):  # pragma: no cover - slug is safe
-        raise GitError(f"{name!r} is not a valid branch name", "use a simpler task label")
-    return name
-
-
-def task_lock_reason(task_id: str) -> str:
-    """Why a task's worktree is locked, as ``git worktree list`` and a refused ``git worktree
-    remove`` show it: it may hold work not applied yet, and the ``caesar`` commands that know."""
-    return (
-        f"caesar task {task_id}: may hold work not applied yet; review it with "
-        f"`caesar diff {task_id}`, remove it with `caesar gc` or `caesar discard {task_id}`"
-    )
-
-
-def create_worktree(
+def create_worktree_by_pygit2(
     repo_root: Path,
     dest: Path,
     branch: str | None,
@@ -88,6 +68,9 @@ def create_worktree(
     ``git worktree lock --reason`` does: ``git worktree remove --force`` (the reference
     implementation's ``gc``) and ``git worktree prune`` then leave it alone;
     :func:`remove_worktree` removes it all the same.
+
+    libgit2 alone does it here; :func:`create_worktree` has the ``git`` program do it when
+    there is one (``git.worktree_by_git``), and this when git cannot.
     """
     repo = open_root(repo_root)
     if at is not None:
@@ -141,7 +124,7 @@ def create_worktree(
         (admin / "HEAD").write_text(f"{head}\n", encoding="utf-8")
         (dest / ".git").write_text(f"gitdir: {admin.resolve()}\n", encoding="utf-8")
         if lock is not None:
-            _write_lock(admin, lock)
+            write_lock(admin, lock)
         worktree = pygit2.Repository(str(dest))
         checkout_files(worktree, as_tree(worktree, commit.tree.id))
         undo.clear()
@@ -191,14 +174,9 @@ def lock_worktree(repo_root: Path, dest: Path, reason: str) -> bool:
     locked = False
     for admin in _admin_entries_for(open_root(repo_root), Path(os.path.abspath(dest))):
         if not os.path.lexists(admin / "locked"):
-            _write_lock(admin, reason)
+            write_lock(admin, reason)
             locked = True
     return locked
-
-
-def _write_lock(admin: Path, reason: str) -> None:
-    """git's own lock: the file ``locked`` in the admin directory, holding the reason."""
-    (admin / "locked").write_text(" ".join(reason.split()), encoding="utf-8")
 
 
 def list_worktrees(repo_root: Path) -> list[WorktreeInfo]:

@@ -24,13 +24,8 @@ from pathlib import Path
 
 from caesar_core.agents.base import Adapter
 from caesar_core.errors import CaesarError, ExitCode
-from caesar_core.git import (
-    Snapshot,
-    TreeDiff,
-    changes_between,
-    changes_between_snapshots,
-    snapshot,
-)
+from caesar_core.git.changes import Snapshot, TreeDiff
+from caesar_core.git.snapshot_by_git import snapshot
 from caesar_core.protocol.report import Finding
 from caesar_core.protocol.task import (
     FollowUp,
@@ -262,6 +257,11 @@ def since_previous(store: TaskStore, record: TaskRecord, *, with_patch: bool = F
         raise ContinueRefused(
             f"task {record.id}'s workspace {record.workspace} is gone", "nothing left to show"
         )
+    from caesar_core.git.diff import (  # loads pygit2: only this question needs git.diff
+        changes_between,
+        changes_between_snapshots,
+    )
+
     start = Snapshot(record.turn_base)
     later = _next_turn(store, record)
     if later is not None and later.turn_base is not None:

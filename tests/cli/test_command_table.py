@@ -150,9 +150,9 @@ def test_ps_shows_the_same_from_the_cache_as_from_the_records(tmp_path: Path) ->
 
 
 def test_run_loads_neither_the_watcher_nor_the_apply_machinery(tmp_path: Path) -> None:
-    """``caesar run`` of a read-only task in a worktree, to its end: git for the worktree and
-    the diff, none of the screen, the MCP SDK, Dask, a file watcher, the apply machinery, the
-    sweep or the schemas of the contract."""
+    """``caesar run`` of a read-only task in a worktree, to its end: the git program for the
+    worktree and the diff (no pygit2), none of the screen, the MCP SDK, Dask, a file watcher,
+    the apply machinery, the sweep or the schemas of the contract."""
     from tests.runner.conftest import caesar_env, git
 
     project = tmp_path / "project"
@@ -182,8 +182,8 @@ def test_run_loads_neither_the_watcher_nor_the_apply_machinery(tmp_path: Path) -
     )
     assert "succeeded" in done.stdout, done.stdout + done.stderr
     loaded = set(json.loads(done.stdout.splitlines()[-1]))
-    assert {"caesar_core.runner.engine", "caesar_core.git.worktree", "pygit2"} <= loaded
-    assert not {name.split(".")[0] for name in loaded} & {*NOT_FOR_PS} - {"pygit2"}
+    assert {"caesar_core.runner.engine", "caesar_core.git.worktree_by_git"} <= loaded
+    assert not {name.split(".")[0] for name in loaded} & {*NOT_FOR_PS}  # git by the program
     assert not loaded & {
         "concurrent.futures",
         "caesar_core.git.apply",

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from caesar_core.git import viagit
 from caesar_core.git.changes import TreeDiff
 from caesar_core.git.diff import Snapshot, changes_between_by_pygit2, changes_since_by_pygit2
-from caesar_core.git.diff import snapshot as take_snapshot
+from caesar_core.git.diff import snapshot_by_pygit2 as take_snapshot
+from caesar_core.git.paths import exclusions
+from caesar_core.git.snapshot_by_git import _tree_by_git
 from caesar_core.protocol.report import ChangeAction
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git program")
@@ -208,6 +210,8 @@ def test_the_git_program_answers_as_pygit2(
         apply_op(root, op, n)
     same(root, base)
     same(root, base, exclude=exclude, paths=paths)
+    by_git = _tree_by_git(root, exclusions(exclude))  # in-place and turn snapshots
+    assert by_git is None or by_git == take_snapshot(root, exclude=exclude).tree
 
 
 def test_a_snapshot_base_answers_as_pygit2(tmp_path: Path) -> None:

@@ -1,0 +1,58 @@
+"""A working directory's content recorded as a tree by the ``git`` program; pygit2 when git
+cannot.
+
+An in-place ``caesar run`` records its workspace before the agent starts, and a ``caesar
+continue`` records where the new turn starts (``start_snapshot``, ``turn_base``). The first
+steps of ``git.viagit``'s reconciliation are exactly that tree: ``add -A`` into a private
+copy of the index (excluded paths left out by pathspec, so left as the index has them, as
+``content.content_tree`` leaves them), then ``write-tree``. Whatever git might answer
+otherwise than libgit2 -- a submodule or nested repository anywhere in the tree, a
+``core.abbrev``, a directory under ``.caesar/``, any refusal (a conflict, an unreadable file,
+a damaged index, no git) -- is left to :func:`~caesar_core.git.diff.snapshot_by_pygit2`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from caesar_core.git.changes import Snapshot
+from caesar_core.git.paths import exclusions
+from caesar_core.git.program import GitFailed, find, pins
+from caesar_core.git.viagit import _copy_index, _locate
+
+_GITLINK_ENTRY = b"160000 "
+
+
+def snapshot(workdir: Path, *, exclude: Sequence[str] = ()) -> Snapshot:
+    """Record ``workdir``'s content (untracked-not-ignored files included) as a tree."""
+    tree = _tree_by_git(workdir, exclusions(exclude))
+    if tree is not None:
+        return Snapshot(tree=tree)
+    from caesar_core.git.diff import snapshot_by_pygit2  # pygit2: only when git cannot
+
+    return snapshot_by_pygit2(workdir, exclude=exclude)
+
+
+def _tree_by_git(workdir: Path, excludes: Sequence[str]) -> str | None:
+    """The tree ``add -A`` and ``write-tree`` make of ``workdir``; None when git cannot tell
+    it as libgit2 would."""
+    try:
+        git = find()
+        top, gitdir, _ = _locate(git, workdir, "HEAD^{tree}")
+        if top is None:
+            return None
+        git = pins(git, top)
+        with tempfile.TemporaryDirectory(prefix="caesar-index-") as private:
+            index = os.path.join(private, "index")
+            _copy_index(os.path.join(gitdir, "index"), index)
+            pathspec = [f":(exclude,literal){path}" for path in excludes]
+            git.run(["add", "-A", "--", *pathspec], top, index=index)
+            listed = git.run(["ls-files", "-s", "-z"], top, index=index)
+            if listed.startswith(_GITLINK_ENTRY) or b"\0" + _GITLINK_ENTRY in listed:
+                return None
+            return git.run(["write-tree"], top, index=index).decode().strip()
+    except GitFailed:
+        return None
