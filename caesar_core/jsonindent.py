@@ -6,8 +6,7 @@ of 1,000 files is some 100,000 tokens. :func:`dumps` walks the value once, appen
 a container of scalars alone (a hunk, a patch span), and each run of scalar items in any other
 container (a changed file's path, action, counts), is written by ``json``'s C encoder at once,
 its items separated by the newline and indent of their level; every other string and number is
-written
-by the C functions ``json`` itself uses. The text is the same character for character (the
+written by the C functions ``json`` itself uses. The text is the same character for character (the
 tests compare it with ``json.dumps`` on arbitrary values), in half the time. Stdlib only.
 """
 
