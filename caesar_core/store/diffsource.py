@@ -168,8 +168,9 @@ def _check(key: str, value: object) -> None:
     elif key in OPTIONAL_TIME:
         ok = value is None or _time(value)
     elif key in CHOICES:
-        ok = (value is None and key in OPTIONAL_CHOICES) or value in CHOICES[key]
-        ok = ok and (value is None or isinstance(value, str))
+        ok = (value is None and key in OPTIONAL_CHOICES) or (
+            isinstance(value, str) and value in CHOICES[key]
+        )
     elif key == "excluded_paths":
         ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
     elif key in EMPTY_LISTS:
