@@ -3,9 +3,10 @@
 Python's ``json`` writes indented output with its pure-Python encoder (its C encoder serves
 compact output only): a generator per container, a ``yield`` per token. ``caesar diff --json``
 of 1,000 files is some 100,000 tokens. :func:`dumps` walks the value once, appending to a list;
-a container of scalars alone (a hunk, a patch span) is written by ``json``'s C encoder, its
-items separated by the newline and indent of their level; every string and number is written
-by the C functions ``json`` itself uses. The text is the same character for character (the
+a container of scalars alone (a hunk, a patch span), and each run of scalar items in any other
+container (a changed file's path, action, counts), is written by ``json``'s C encoder at once,
+its items separated by the newline and indent of their level; every other string and number is
+written by the C functions ``json`` itself uses. The text is the same character for character (the
 tests compare it with ``json.dumps`` on arbitrary values), in half the time. Stdlib only.
 """
 
@@ -76,15 +77,33 @@ class _Writer:
         self.enter(value)
         opening, separator = ("{" if is_dict else "[") + inner, "," + inner
         if isinstance(value, dict):
+            scalars: dict[str, Any] = {}  # a run of items the C encoder writes at once
             for key, item in value.items():
+                if type(item) in _SCALARS and type(key) is str:
+                    scalars[key] = item
+                    continue
+                if scalars:
+                    self.out.append(opening + self.leaf(inner)(scalars)[1:-1])
+                    opening, scalars = separator, {}
                 self.out.append(opening + encode_basestring(_key(key)) + ": ")
                 self.write(item, inner)
                 opening = separator
+            if scalars:
+                self.out.append(opening + self.leaf(inner)(scalars)[1:-1])
         else:
+            run: list[Any] = []
             for item in value:
+                if type(item) in _SCALARS:
+                    run.append(item)
+                    continue
+                if run:
+                    self.out.append(opening + self.leaf(inner)(run)[1:-1])
+                    opening, run = separator, []
                 self.out.append(opening)
                 self.write(item, inner)
                 opening = separator
+            if run:
+                self.out.append(opening + self.leaf(inner)(run)[1:-1])
         self.out.append(newline + ("}" if is_dict else "]"))
         self.seen.discard(id(value))
 

@@ -87,6 +87,30 @@ def ps(argv: list[str]) -> Answer | None:
         return None
 
 
+def diff(argv: list[str]) -> Answer | None:
+    """``caesar diff ID --json`` (and ``--root DIR``, in any order):
+    :func:`caesar_core.cli.diff_view.show_json`, which declines whatever it cannot answer as
+    click's command does; declined here too where click would say more (as :func:`ps`)."""
+    if not (_utf8(sys.stdout) and _utf8(sys.stderr)):
+        return None
+    explicit = _value(argv, "--root")
+    if explicit is not None and _unreadable(explicit):
+        return None
+    words = [arg for arg in argv[1:] if arg != "--json"]
+    if explicit is not None:
+        at = words.index("--root")
+        del words[at : at + 2]
+    from caesar_core.cli.diff_view import show_json
+    from caesar_core.errors import CaesarError
+    from caesar_core.store.root import find_root
+
+    try:
+        root = find_root(None if explicit is None else _path(explicit))
+        return show_json(root, words[0])
+    except (CaesarError, OSError):
+        return None
+
+
 def _value(argv: list[str], option: str) -> str | None:
     """The argument after ``option`` in ``argv`` (a shape of :func:`ps_shapes`: it has one)."""
     return argv[argv.index(option) + 1] if option in argv else None
@@ -145,6 +169,14 @@ DIRECT: dict[tuple[str, ...], Callable[[list[str]], Answer | None]] = {
     ("protocol", "schema", WORD): schema,
     ("protocol", "schema", WORD, "--strict"): schema,
     ("protocol", "schema", "--strict", WORD): schema,
+    ("diff", WORD, "--json"): diff,
+    ("diff", "--json", WORD): diff,
+    ("diff", WORD, "--json", "--root", WORD): diff,
+    ("diff", WORD, "--root", WORD, "--json"): diff,
+    ("diff", "--json", WORD, "--root", WORD): diff,
+    ("diff", "--json", "--root", WORD, WORD): diff,
+    ("diff", "--root", WORD, WORD, "--json"): diff,
+    ("diff", "--root", WORD, "--json", WORD): diff,
 }
 """Argv shapes answered without click (see the module docstring), and their handlers; those
 of ``ps`` are :func:`ps_shapes`."""

@@ -50,7 +50,7 @@ def diff(
     control characters are shown escaped. --hunks names each hunk, for `caesar apply/reject
     ID --hunk HUNK_ID[:N-M]`.
     """
-    from caesar_core.runner.taskdiff import diff_json, task_diff
+    from caesar_core.runner.taskdiff import task_diff
     from caesar_core.store import TaskStore
 
     store = TaskStore(root)
@@ -64,7 +64,9 @@ def diff(
     else:
         changes = task_diff(record, with_patch=with_patch)
     if as_json:
-        emit_json(diff_json(task_id, changes))
+        from caesar_core.cli.diff_view import json_answer_text
+
+        click.echo(json_answer_text(task_id, changes), nl=False)
         return
     if changes is None:
         if record.isolation.value == "inplace" and record.discarded_at is None:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from caesar_core.protocol.report import ChangeAction
+from caesar_core.actions import ChangeAction
 from caesar_core.review.hunks import Hunk
 
 

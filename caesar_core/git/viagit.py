@@ -31,12 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from caesar_core.actions import ChangeAction
 from caesar_core.git.changes import FileChange, TreeDiff, assemble, link_leaves_repository
 from caesar_core.git.hunks import GITLINK_MODE, LINK_MODE, Sides, file_hunks
 from caesar_core.git.paths import exclusions, normalize_rel, under_any
 from caesar_core.git.program import Git, GitFailed, find, pins
 from caesar_core.layout import CAESAR_DIR
-from caesar_core.protocol.report import ChangeAction
 
 _ACTIONS = {
     "A": ChangeAction.CREATED,

@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import Field, TypeAdapter
 
+from caesar_core.actions import ChangeAction as ChangeAction  # noqa: PLC0414 (re-exported)
 from caesar_core.protocol._base import ProtocolModel
 from caesar_core.protocol.versions import ReportProtocol
 
@@ -29,13 +30,6 @@ class ReportStatus(StrEnum):
     """The agent did not succeed and has no way out."""
     BLOCKED = "blocked"
     """A decision outside its scope is required; it is asked in ``questions``."""
-
-
-class ChangeAction(StrEnum):
-    CREATED = "created"
-    MODIFIED = "modified"
-    DELETED = "deleted"
-    RENAMED = "renamed"
 
 
 class Severity(StrEnum):

@@ -11,17 +11,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.git.changes import TreeDiff
 from caesar_core.git.errors import DamagedWorktreeError
 from caesar_core.git.viagit import changes as changes_by_git
-from caesar_core.store.record import TaskRecord
+
+if TYPE_CHECKING:
+    from caesar_core.store.diffsource import DiffSource
+    from caesar_core.store.record import TaskRecord
+
+
+class GitCannotTellError(Exception):
+    """``task_diff(..., pygit2=False)``: git cannot tell this diff, pygit2 would have to."""
 
 
 @contextmanager
-def inspecting(record: TaskRecord) -> Iterator[None]:
+def inspecting(record: TaskRecord | DiffSource) -> Iterator[None]:
     """A damaged worktree's refusal, with the way to throw that task's worktree away."""
     try:
         yield
@@ -37,7 +44,7 @@ class UnknownBaseError(CaesarError):
 
     exit_code = ExitCode.FAILURE
 
-    def __init__(self, record: TaskRecord) -> None:
+    def __init__(self, record: TaskRecord | DiffSource) -> None:
         super().__init__(
             f"task {record.id} has a worktree ({record.worktree_path}) but no known base "
             "commit: its record names none, and its task.json no full commit id as base_ref",
@@ -46,8 +53,12 @@ class UnknownBaseError(CaesarError):
         )
 
 
-def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | None:
-    """What the task changed, recomputed now; None when there is no git to ask."""
+def task_diff(
+    record: TaskRecord | DiffSource, *, with_patch: bool = False, pygit2: bool = True
+) -> TreeDiff | None:
+    """What the task changed, recomputed now; None when there is no git to ask. Without
+    ``pygit2`` (the console script's own answer, which must not load it),
+    :class:`GitCannotTellError` where git cannot tell the diff."""
     if record.worktree_path and not record.base_ref and Path(record.worktree_path).is_dir():
         raise UnknownBaseError(record)
     with inspecting(record):
@@ -62,6 +73,8 @@ def task_diff(record: TaskRecord, *, with_patch: bool = False) -> TreeDiff | Non
         )
         if found is not None:
             return found
+        if not pygit2:
+            raise GitCannotTellError(workdir)
         from caesar_core.git.diff import (  # pygit2: only when git cannot answer
             Snapshot,
             changes_between_by_pygit2,

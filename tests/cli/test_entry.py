@@ -50,6 +50,14 @@ ARGVS: list[list[str]] = [
     ["protocol", "schema", "report", "-x"],
     ["protocol", "validate"],
     ["schema", "report"],
+    ["diff"],
+    ["diff", "--json"],
+    ["diff", "t_nosuch", "--json"],
+    ["diff", "t_nosuch", "--json", "--json"],
+    ["diff", "t_nosuch", "--json", "--help"],
+    ["diff", "--root=.", "t_nosuch", "--json"],
+    ["diff", "t_nosuch", "--json", "--root"],
+    ["diff", "t_nosuch", "--json", "--root", "/nonexistent"],
 ]
 HARNESS = """
 import io, json, sys
@@ -106,7 +114,9 @@ def fits(shape: tuple[str, ...], argv: list[str]) -> bool:
 
 
 def test_every_shape_of_the_table_is_among_the_argvs_tried(tmp_path: Path) -> None:
-    tried = ARGVS + ps_argvs(tmp_path)
+    from tests.cli.test_entry_diff import diff_argvs
+
+    tried = ARGVS + ps_argvs(tmp_path) + diff_argvs("t_" + "0" * 32, tmp_path)
     for shape in {**DIRECT, **ps_shapes()}:
         assert any(fits(shape, argv) for argv in tried), shape
 
