@@ -38,6 +38,7 @@ FIXED_PINS: tuple[tuple[str, str], ...] = (
     ("core.quotePath", "true"),
     ("protocol.allow", "never"),
     ("diff.external", ""),
+    ("advice.addIgnoredFile", "false"),
 )
 
 
@@ -163,3 +164,24 @@ def neutralised(keys: Sequence[str]) -> list[tuple[str, str]]:
     for name in drivers:
         found.extend((f"filter.{name}.{leaf}", value) for leaf, value in _NO_DRIVER)
     return found
+
+
+IGNORED_NOTICE = "The following paths are ignored by one of your .gitignore files:"
+"""How ``git add`` (``LC_ALL=C``) begins its refusal of a pathspec that names ignored paths."""
+
+
+def add_all(git: Git, top: str, index: str, excludes: Sequence[str]) -> None:
+    """``git add -A`` into ``index``, every path of ``excludes`` left out, as it is in the
+    index (``:(exclude,literal)`` pathspecs: never read, tracked or not).
+
+    git adds everything else, then exits 1 when an excluded path is also ignored (an
+    in-place task's ``.caesar/`` in the project's ``.gitignore``): it counts the exclusion as
+    naming that path. That notice, naming only excluded paths, is not a failure.
+    """
+    pathspec = [f":(exclude,literal){path}" for path in excludes]
+    try:
+        git.run(["add", "-A", "--", *pathspec], top, index=index)
+    except GitFailed as failed:
+        lines = str(failed).splitlines()
+        if lines[:1] != [IGNORED_NOTICE] or not lines[1:] or not set(lines[1:]) <= set(excludes):
+            raise

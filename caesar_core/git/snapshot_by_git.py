@@ -20,7 +20,7 @@ from pathlib import Path
 
 from caesar_core.git.changes import Snapshot
 from caesar_core.git.paths import exclusions
-from caesar_core.git.program import GitFailed, find, pins
+from caesar_core.git.program import GitFailed, add_all, find, pins
 from caesar_core.git.viagit import _copy_index, _locate
 
 _GITLINK_ENTRY = b"160000 "
@@ -48,8 +48,7 @@ def _tree_by_git(workdir: Path, excludes: Sequence[str]) -> str | None:
         with tempfile.TemporaryDirectory(prefix="caesar-index-") as private:
             index = os.path.join(private, "index")
             _copy_index(os.path.join(gitdir, "index"), index)
-            pathspec = [f":(exclude,literal){path}" for path in excludes]
-            git.run(["add", "-A", "--", *pathspec], top, index=index)
+            add_all(git, top, index, excludes)
             listed = git.run(["ls-files", "-s", "-z"], top, index=index)
             if listed.startswith(_GITLINK_ENTRY) or b"\0" + _GITLINK_ENTRY in listed:
                 return None

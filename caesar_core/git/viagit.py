@@ -35,7 +35,7 @@ from caesar_core.actions import ChangeAction
 from caesar_core.git.changes import FileChange, TreeDiff, assemble, link_leaves_repository
 from caesar_core.git.hunks import GITLINK_MODE, LINK_MODE, Sides, file_hunks
 from caesar_core.git.paths import exclusions, normalize_rel, under_any
-from caesar_core.git.program import Git, GitFailed, find, pins
+from caesar_core.git.program import Git, GitFailed, add_all, find, pins
 from caesar_core.layout import CAESAR_DIR
 
 _ACTIONS = {
@@ -96,8 +96,7 @@ def changes(
         with tempfile.TemporaryDirectory(prefix="caesar-index-") as private:
             index = os.path.join(private, "index")
             _copy_index(os.path.join(gitdir, "index"), index)
-            pathspec = [f":(exclude,literal){path}" for path in excludes]
-            git.run(["add", "-A", "--", *pathspec], top, index=index)
+            add_all(git, top, index, excludes)
             tree, entries, patch = _diff(git, top, index, base, with_patch)
             if any(GITLINK_MODE in (e.old_mode, e.new_mode) for e in entries):
                 return None

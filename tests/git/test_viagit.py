@@ -328,3 +328,21 @@ def test_a_type_change_whose_old_side_moved(tmp_path: Path) -> None:
     os.symlink("b.txt", root / "empty")
     (root / "empty0").write_bytes(b"")
     same(root, base)
+
+
+def test_an_excluded_path_the_project_ignores_is_left_out_by_git(tmp_path: Path) -> None:
+    """``.caesar/`` in the project's ``.gitignore`` (as ``caesar init`` writes it): git's add
+    refuses to name an ignored path even to exclude it, and says so; the answer is still
+    git's, and the same as pygit2's, for a worktree and for an in-place task's snapshot."""
+    root = tmp_path / "repo"
+    make_base(root)
+    (root / ".gitignore").write_text("*.log\n.caesar/\n")
+    git(root, "commit", "-qam", "ignore caesar")
+    base = git(root, "rev-parse", "HEAD").strip()
+    (root / ".caesar" / "tasks").mkdir(parents=True)
+    (root / ".caesar" / "tasks" / "t.json").write_text("{}")
+    apply_op(root, "modify", 1)
+    found = viagit.changes(root, base, peel="commit", with_patch=True)
+    assert found is not None
+    same(root, base)
+    assert _tree_by_git(root, exclusions(())) == take_snapshot(root).tree
