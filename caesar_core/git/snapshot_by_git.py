@@ -13,15 +13,13 @@ a damaged index, no git) -- is left to :func:`~caesar_core.git.diff.snapshot_by_
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from caesar_core.git.changes import Snapshot
 from caesar_core.git.paths import exclusions
-from caesar_core.git.program import GitFailed, add_all, find, pins
-from caesar_core.git.viagit import _copy_index, _locate
+from caesar_core.git.program import GitFailed
+from caesar_core.git.viagit import staged
 
 _GITLINK_ENTRY = b"160000 "
 
@@ -40,18 +38,12 @@ def _tree_by_git(workdir: Path, excludes: Sequence[str]) -> str | None:
     """The tree ``add -A`` and ``write-tree`` make of ``workdir``; None when git cannot tell
     it as libgit2 would."""
     try:
-        git = find()
-        top, gitdir, _ = _locate(git, workdir, "HEAD^{tree}")
-        if top is None:
-            return None
-        git = pins(git, top)
-        with tempfile.TemporaryDirectory(prefix="caesar-index-") as private:
-            index = os.path.join(private, "index")
-            _copy_index(os.path.join(gitdir, "index"), index)
-            add_all(git, top, index, excludes)
-            listed = git.run(["ls-files", "-s", "-z"], top, index=index)
+        with staged(workdir, "HEAD^{tree}", excludes) as work:
+            if work is None:
+                return None
+            listed = work.git.run(["ls-files", "-s", "-z"], work.top, index=work.index)
             if listed.startswith(_GITLINK_ENTRY) or b"\0" + _GITLINK_ENTRY in listed:
                 return None
-            return git.run(["write-tree"], top, index=index).decode().strip()
+            return work.git.run(["write-tree"], work.top, index=work.index).decode().strip()
     except GitFailed:
         return None

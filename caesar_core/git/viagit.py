@@ -27,7 +27,8 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,15 +89,10 @@ def changes(
     if selected is not None and "" in selected:
         selected = None
     try:
-        git = find()
-        top, gitdir, base = _locate(git, workdir, f"{base_ref}^{{{peel}}}")
-        if top is None:
-            return None
-        git = pins(git, top)
-        with tempfile.TemporaryDirectory(prefix="caesar-index-") as private:
-            index = os.path.join(private, "index")
-            _copy_index(os.path.join(gitdir, "index"), index)
-            add_all(git, top, index, excludes)
+        with staged(workdir, f"{base_ref}^{{{peel}}}", excludes) as work:
+            if work is None:
+                return None
+            git, top, index, base = work.git, work.top, work.index, work.rev
             tree, entries, patch = _diff(git, top, index, base, with_patch)
             if any(GITLINK_MODE in (e.old_mode, e.new_mode) for e in entries):
                 return None
@@ -112,6 +108,35 @@ def changes(
     return assemble(
         label, tree, _sections(entries, patch, targets, with_patch=with_patch, kept=counts)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """A working directory's content added into a private index: the pinned program, the
+    repository's root, the index file and the id of the revision it is compared with."""
+
+    git: Git
+    top: str
+    index: str
+    rev: str
+
+
+@contextmanager
+def staged(workdir: Path, rev: str, excludes: Sequence[str]) -> Iterator[Staged | None]:
+    """``workdir``'s content added (``add -A``, ``excludes`` left out) into a copy of its
+    index, in a temporary directory that lasts the block; None for a directory under a root's
+    ``.caesar/`` (:func:`_locate`). :class:`GitFailed` when git cannot."""
+    git = find()
+    top, gitdir, rev_id = _locate(git, workdir, rev)
+    if top is None:
+        yield None
+        return
+    git = pins(git, top)
+    with tempfile.TemporaryDirectory(prefix="caesar-index-") as private:
+        index = os.path.join(private, "index")
+        _copy_index(os.path.join(gitdir, "index"), index)
+        add_all(git, top, index, excludes)
+        yield Staged(git, top, index, rev_id)
 
 
 def _locate(git: Git, workdir: Path, rev: str) -> tuple[str | None, str, str]:
