@@ -24,7 +24,6 @@ runs both over generated trees.
 
 from __future__ import annotations
 
-import itertools
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -34,6 +33,17 @@ from pathlib import Path
 
 from caesar_core.actions import ChangeAction
 from caesar_core.git.changes import FileChange, TreeDiff, assemble, link_leaves_repository
+from caesar_core.git.difftree import (
+    RawEntry,
+    file_lines,
+    libgit2_header,
+    quoted,
+    read_numstat,
+    read_raw,
+    section_stats,
+    split_sections,
+    type_change_section,
+)
 from caesar_core.git.hunks import GITLINK_MODE, LINK_MODE, Sides, file_hunks
 from caesar_core.git.paths import exclusions, normalize_rel, under_any
 from caesar_core.git.program import Git, GitFailed, add_all, find, pins
@@ -48,26 +58,11 @@ _ACTIONS = {
     "R": ChangeAction.RENAMED,
 }
 _ZERO = "0" * 40
-_ABBREV = 7
-"""libgit2's abbreviation of the ids on a patch's ``index`` line (``core.abbrev`` unset)."""
 _DIFF = (
     "diff-tree", "-r", "-M", "--raw", "-z", "--full-index", "--no-indent-heuristic",
     "--diff-algorithm=myers", "--no-ext-diff",
     "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
 )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """One line of ``--raw`` output."""
-
-    status: str
-    old_mode: int
-    new_mode: int
-    old_id: str
-    new_id: str
-    old_path: str
-    path: str
 
 
 def changes(
@@ -173,17 +168,17 @@ def _copy_index(source: str, dest: str) -> None:
 
 def _diff(
     git: Git, top: str, index: str, base: str, with_patch: bool
-) -> tuple[str, list[_Entry], bytes]:
+) -> tuple[str, list[RawEntry], bytes]:
     """The tree of ``index``, the raw entries from ``base`` to it, and the patch (or numstat)."""
     tree = git.run(["write-tree"], top, index=index).decode().strip()
     shape = ["-p", "-U3", "--inter-hunk-context=0"] if with_patch else ["--numstat"]
     out = git.run([*_DIFF, *shape, base, tree], top)  # -U implies -p: never with --numstat
-    entries, rest = _raw(out)
+    entries, rest = read_raw(out)
     return tree, entries, rest
 
 
 def _counts_if_same_content(
-    git: Git, top: str, base: str, tree: str, entries: Sequence[_Entry]
+    git: Git, top: str, base: str, tree: str, entries: Sequence[RawEntry]
 ) -> list[tuple[bool, int, int]] | None:
     """The ``--numstat`` of the same diff when a file in it keeps its content (an exact
     rename, a mode change): a patch says nothing of that content, and whether it is binary
@@ -191,39 +186,16 @@ def _counts_if_same_content(
     if not any(_same_content(e) for e in entries):
         return None
     out = git.run([*_DIFF, "--numstat", base, tree], top)
-    return _numstat(_raw(out)[1])
+    return read_numstat(read_raw(out)[1])
 
 
-def _same_content(entry: _Entry) -> bool:
+def _same_content(entry: RawEntry) -> bool:
     """Whether ``entry`` keeps a file's content (both sides exist, one blob)."""
     return bool(entry.old_mode and entry.new_mode) and entry.old_id == entry.new_id
 
 
-def _raw(out: bytes) -> tuple[list[_Entry], bytes]:
-    """The ``--raw -z`` entries at the head of ``out``, and what follows them."""
-    entries: list[_Entry] = []
-    at = 0
-    while out.startswith(b":", at):
-        end = out.index(b"\0", at)
-        old_mode, new_mode, old_id, new_id, status = out[at + 1 : end].decode().split(" ")
-        at = end + 1
-        names = []
-        for _ in range(2 if status[0] in "RC" else 1):
-            end = out.index(b"\0", at)
-            names.append(out[at:end].decode("utf-8", "surrogateescape"))
-            at = end + 1
-        entries.append(
-            _Entry(
-                status[0], int(old_mode, 8), int(new_mode, 8), old_id, new_id, names[0], names[-1]
-            )
-        )
-    if out.startswith(b"\0", at):
-        at += 1
-    return entries, out[at:]
-
-
 def _outside(
-    entries: Sequence[_Entry], excludes: Sequence[str], selected: Sequence[str] | None
+    entries: Sequence[RawEntry], excludes: Sequence[str], selected: Sequence[str] | None
 ) -> bytes:
     """``update-index --index-info`` input putting back, as the base has them, the changes
     outside the selection (each half of a rename judged alone, as ``diff.reconcile`` does)."""
@@ -245,7 +217,7 @@ def _outside(
     return b"".join(lines)
 
 
-def _link_targets(git: Git, top: str, entries: Sequence[_Entry]) -> dict[str, str]:
+def _link_targets(git: Git, top: str, entries: Sequence[RawEntry]) -> dict[str, str]:
     """Where each symbolic link the change leaves points (blob id -> target)."""
     wanted = sorted({e.new_id for e in entries if e.new_mode == LINK_MODE and e.status != "D"})
     if not wanted:
@@ -265,7 +237,7 @@ def _link_targets(git: Git, top: str, entries: Sequence[_Entry]) -> dict[str, st
 
 
 def _sections(
-    entries: Sequence[_Entry],
+    entries: Sequence[RawEntry],
     rest: bytes,
     targets: dict[str, str],
     *,
@@ -275,10 +247,10 @@ def _sections(
     """Each entry's change and its section of the patch (empty without one); ``kept`` is
     the diff's ``--numstat`` when a file keeps its content (:func:`_counts_if_same_content`)."""
     if with_patch:
-        pieces = _split(rest)
+        pieces = split_sections(rest)
         counts = None
     else:
-        pieces, counts = [], _numstat(rest)
+        pieces, counts = [], read_numstat(rest)
     sections: list[tuple[FileChange, str]] = []
     at = 0
     for n, entry in enumerate(entries):
@@ -286,20 +258,20 @@ def _sections(
         stats = (False, 0, 0)
         if entry.status == "T":  # git writes a deletion and an addition; libgit2 one section
             at += 2 if with_patch else 0
-            data = _type_change(entry) if with_patch else b""
+            data = type_change_section(entry) if with_patch else b""
         elif with_patch:
-            data = _abbreviated(pieces[at])
+            data = libgit2_header(pieces[at])
             at += 1
-            stats = _stats(data)
+            stats = section_stats(data)
             if kept is not None and _same_content(entry):
                 if kept[n][0] and not stats[0]:  # as libgit2 writes a binary file kept
-                    old, new = _quoted("a/" + entry.old_path), _quoted("b/" + entry.path)
+                    old, new = quoted("a/" + entry.old_path), quoted("b/" + entry.path)
                     data += f"Binary files {old} and {new} differ\n".encode(
                         "utf-8", "surrogateescape"
                     )
                     stats = (True, 0, 0)
             elif not stats[0] and entry.old_id != entry.new_id and b"\n--- " not in data:
-                data += _file_lines(entry)  # libgit2 names the sides of a change with no hunk
+                data += file_lines(entry)  # libgit2 names the sides of a change with no hunk
         elif counts is not None:
             stats = counts[n]
         change = _change(entry, data, stats, targets)
@@ -308,7 +280,7 @@ def _sections(
 
 
 def _change(
-    entry: _Entry,
+    entry: RawEntry,
     data: bytes,
     stats: tuple[bool, int, int],
     targets: dict[str, str],
@@ -347,102 +319,3 @@ def _change(
         old_mode=entry.old_mode,
         new_mode=entry.new_mode,
     )
-
-
-def _split(patch: bytes) -> list[bytes]:
-    """The patch's sections: each starts at a ``diff --git`` line (no line of a hunk can)."""
-    starts = []
-    at = 0 if patch.startswith(b"diff --git ") else patch.find(b"\ndiff --git ")
-    while at >= 0:
-        if patch[at] == ord("\n"):
-            at += 1
-        starts.append(at)
-        at = patch.find(b"\ndiff --git ", at)
-    starts.append(len(patch))
-    return [patch[a:b] for a, b in itertools.pairwise(starts)]
-
-
-def _abbreviated(section: bytes) -> bytes:
-    """``section``'s header as libgit2 writes it: the ``index`` line's ids cut to seven digits,
-    and no TAB after a ``---``/``+++`` name holding a space (git adds one for GNU patch)."""
-    hunk = section.find(b"\n@@ ")
-    head_end = hunk if hunk >= 0 else len(section)
-    if b"\t\n" in section[: head_end + 1]:
-        head = section[: head_end + 1]
-        head = head.replace(b"\t\n+++ ", b"\n+++ ")
-        if head.endswith(b"\t\n") and head.rfind(b"\n+++ ") >= 0:
-            head = head[:-2] + b"\n"
-        section = head + section[head_end + 1 :]
-        hunk = section.find(b"\n@@ ")
-    at = section.find(b"\nindex ")
-    if at < 0 or 0 <= hunk < at:
-        return section
-    start = at + len(b"\nindex ")
-    old = section[start : start + 40]
-    new = section[start + 42 : start + 82]
-    return section[:start] + old[:_ABBREV] + b".." + new[:_ABBREV] + section[start + 82 :]
-
-
-def _stats(section: bytes) -> tuple[bool, int, int]:
-    """Whether a section is binary, and its added and deleted lines."""
-    hunk = section.find(b"\n@@ ")
-    if hunk < 0:
-        binary = b"\nBinary files " in section or section.startswith(b"Binary files ")
-        return binary, 0, 0
-    body = section[hunk:]
-    return False, body.count(b"\n+"), body.count(b"\n-")
-
-
-def _numstat(rest: bytes) -> list[tuple[bool, int, int]]:
-    """``--numstat -z`` lines: ``added TAB deleted TAB path`` (a rename: empty path, then the
-    two paths, each ended by NUL); binary files count ``-``."""
-    found: list[tuple[bool, int, int]] = []
-    at = 0
-    while at < len(rest):
-        end = rest.index(b"\0", at)
-        added, deleted, path = rest[at:end].split(b"\t", 2)
-        at = end + 1
-        if not path:  # a rename or copy: its two paths follow
-            at = rest.index(b"\0", rest.index(b"\0", at) + 1) + 1
-        if added == b"-":
-            found.append((True, 0, 0))
-        else:
-            found.append((False, int(added), int(deleted)))
-    return found
-
-
-def _type_change(entry: _Entry) -> bytes:
-    """A type change's section as libgit2 writes it: the modes and ids, no hunk."""
-    a, b = _quoted("a/" + entry.path), _quoted("b/" + entry.path)
-    return (
-        f"diff --git {a} {b}\nold mode {entry.old_mode:o}\nnew mode {entry.new_mode:o}\n"
-        f"index {entry.old_id[:_ABBREV]}..{entry.new_id[:_ABBREV]}\n--- {a}\n+++ {b}\n"
-    ).encode("utf-8", "surrogateescape")
-
-
-def _file_lines(entry: _Entry) -> bytes:
-    """The ``---``/``+++`` lines libgit2 writes for a content change without hunks (an empty
-    file created or deleted), where git writes none."""
-    old = _quoted("a/" + entry.old_path) if entry.old_mode else "/dev/null"
-    new = _quoted("b/" + entry.path) if entry.new_mode else "/dev/null"
-    return f"--- {old}\n+++ {new}\n".encode("utf-8", "surrogateescape")
-
-
-_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
-
-
-def _quoted(name: str) -> str:
-    """A path as a patch header writes it: C-quoted when it holds a byte outside printable
-    ASCII, a quote or a backslash (``core.quotePath``, as libgit2 always does)."""
-    raw = name.encode("utf-8", "surrogateescape")
-    if all(32 <= byte < 127 and byte not in (34, 92) for byte in raw):
-        return name
-    out = []
-    for byte in raw:
-        if byte in _ESCAPES:
-            out.append("\\" + _ESCAPES[byte])
-        elif 32 <= byte < 127:
-            out.append(chr(byte))
-        else:
-            out.append(f"\\{byte:03o}")
-    return '"' + "".join(out) + '"'
