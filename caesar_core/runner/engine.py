@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from caesar_core.store.record import VerifiedBy
 
 CONCLUSION_MODULES = (
-    "caesar_core.git.viagit",
+    "caesar_core.git.recompute",
     "caesar_core.protocol.documents",
     "caesar_core.review.checks",
     "caesar_core.runner.reconcile",
@@ -684,9 +684,8 @@ def task_diff(record: TaskRecord) -> TreeDiff | None:
     """What a task changed: a follow-up turn's own changes (since its ``turn_base``), else
     everything since the base. The ``git`` program answers when it can (``git.viagit``);
     ``git.diff`` (pygit2) is loaded only when it cannot, with the same answer."""
-    from caesar_core.git.viagit import changes as changes_by_git
+    from caesar_core.git.recompute import changes
 
-    exclude = record.excluded_paths
     if record.turn_base:
         workdir, base, peel = Path(record.workspace), record.turn_base, "tree"
     elif record.worktree_path and record.base_ref:
@@ -695,18 +694,7 @@ def task_diff(record: TaskRecord) -> TreeDiff | None:
         workdir, base, peel = Path(record.workspace), record.start_snapshot, "tree"
     else:
         return None
-    found = changes_by_git(workdir, base, peel=peel, exclude=exclude)
-    if found is not None:
-        return found
-    from caesar_core.git.diff import (  # pygit2: only when git cannot answer
-        Snapshot,
-        changes_between_by_pygit2,
-        changes_since_by_pygit2,
-    )
-
-    if peel == "commit":
-        return changes_since_by_pygit2(workdir, base, exclude=exclude)
-    return changes_between_by_pygit2(workdir, Snapshot(base), exclude=exclude)
+    return changes(workdir, base, peel=peel, exclude=record.excluded_paths)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from caesar_core.errors import CaesarError, ExitCode
 from caesar_core.git.changes import TreeDiff
 from caesar_core.git.errors import DamagedWorktreeError
+from caesar_core.git.recompute import changes
 from caesar_core.git.viagit import changes as changes_by_git
 
 if TYPE_CHECKING:
@@ -68,26 +69,13 @@ def task_diff(
             workdir, base, peel = Path(record.workspace), record.start_snapshot, "tree"
         else:
             return None
-        found = changes_by_git(
-            workdir, base, peel=peel, exclude=record.excluded_paths, with_patch=with_patch
-        )
-        if found is not None:
-            return found
-        if not pygit2:
+        exclude = record.excluded_paths
+        if pygit2:
+            return changes(workdir, base, peel=peel, exclude=exclude, with_patch=with_patch)
+        found = changes_by_git(workdir, base, peel=peel, exclude=exclude, with_patch=with_patch)
+        if found is None:
             raise GitCannotTellError(workdir)
-        from caesar_core.git.diff import (  # pygit2: only when git cannot answer
-            Snapshot,
-            changes_between_by_pygit2,
-            changes_since_by_pygit2,
-        )
-
-        if peel == "commit":
-            return changes_since_by_pygit2(
-                workdir, base, exclude=record.excluded_paths, with_patch=with_patch
-            )
-        return changes_between_by_pygit2(
-            workdir, Snapshot(base), exclude=record.excluded_paths, with_patch=with_patch
-        )
+        return found
 
 
 def diff_json(task_id: str, diff: TreeDiff | None) -> dict[str, Any]:
