@@ -250,6 +250,11 @@ def stop_tree(
         return _stop_group(leader, grace_s)
     signalled: dict[int, None] = {}
     found = members(task_id, leader=leader, cgroup=cgroup)
+    if not found:
+        # Nothing of the task is alive (the usual end), so nothing can have forked since:
+        # no second sweep of every process on the machine.
+        reap(leader)
+        return Stopped([], [])
     for proc in found:
         _signal(proc, signal.SIGTERM)
         signalled[proc.pid] = None
