@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from caesar_core.executor.dask import DaskExecutor
     from caesar_core.protocol.event import FinishedEvent
     from caesar_core.runner.delegation import Request
-    from caesar_core.runner.engine import Outcome, Prepared, Runner, StartFailed
+    from caesar_core.runner.engine import Runner, StartFailed
+    from caesar_core.runner.outcome import Outcome, Prepared
     from caesar_core.store import TaskStore
     from caesar_core.store.record import TaskRecord
 

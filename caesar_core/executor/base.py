@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from caesar_core.runner.delegation import Request
-    from caesar_core.runner.engine import Outcome
+    from caesar_core.runner.outcome import Outcome
     from caesar_core.store.record import TaskRecord
     from caesar_core.store.store import TaskStore
 

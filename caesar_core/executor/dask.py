@@ -34,7 +34,7 @@ from caesar_core.store.record import ExecutorInfo, TaskRecord, TaskStatus
 
 if TYPE_CHECKING:
     from caesar_core.runner.delegation import Request
-    from caesar_core.runner.engine import Outcome
+    from caesar_core.runner.outcome import Outcome
     from caesar_core.store.store import TaskStore
 
 SETTLE_POLL_S = 0.02
@@ -259,7 +259,8 @@ def outcome_of(store: TaskStore, record: TaskRecord) -> Outcome:
     from caesar_core.protocol.documents import read_shown_report
     from caesar_core.protocol.report import Report, ReportStatus
     from caesar_core.protocol.versions import REPORT_V1
-    from caesar_core.runner.engine import Outcome, task_diff
+    from caesar_core.runner.conclusion import turn_diff
+    from caesar_core.runner.outcome import Outcome
 
     paths = store.paths(record.id)
     try:
@@ -272,7 +273,7 @@ def outcome_of(store: TaskStore, record: TaskRecord) -> Outcome:
             summary=record.ended_reason or "no report came back",
         )
     try:
-        diff = task_diff(record) if record.worktree_path else None
+        diff = turn_diff(record) if record.worktree_path else None
     except GitError:
         diff = None
     return Outcome(record, report, diff, paths)

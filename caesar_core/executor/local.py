@@ -12,7 +12,8 @@ from caesar_core.executor.base import Executor
 
 if TYPE_CHECKING:
     from caesar_core.runner.delegation import Request
-    from caesar_core.runner.engine import Outcome, Prepared, Runner
+    from caesar_core.runner.engine import Runner
+    from caesar_core.runner.outcome import Outcome, Prepared
     from caesar_core.store.record import TaskRecord
     from caesar_core.store.store import TaskStore
 

@@ -172,7 +172,7 @@ def lay_out(home: Path, sub: Submission) -> Path:
 
 def _prepare(runner: Any, repo: Path, sub: Submission) -> Any:
     from caesar_core.runner.delegation import Request
-    from caesar_core.runner.engine import Prepared
+    from caesar_core.runner.outcome import Prepared
 
     job = sub.job
     wire = job.request

@@ -29,7 +29,8 @@ from caesar_core.review.checks import checks_json
 from caesar_core.review.hunks import SelectionError, parse_pick
 from caesar_core.runner import control, taskdiff, worktrees
 from caesar_core.runner.delegation import Request
-from caesar_core.runner.engine import Prepared, Runner, StartFailed
+from caesar_core.runner.engine import Runner, StartFailed
+from caesar_core.runner.outcome import Prepared
 from caesar_core.runner.sweep import sweep, sweep_one
 from caesar_core.runner.turns import since_previous as since_previous_diff
 from caesar_core.store import mailbox

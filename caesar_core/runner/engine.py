@@ -15,27 +15,27 @@ import shlex
 import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from caesar_core.agents.base import Invocation, Launch, ReportTier, Translator
+from caesar_core.agents.base import Invocation, Launch
 from caesar_core.agents.brief import render_brief
 from caesar_core.config import LoadedConfig
 from caesar_core.errors import CaesarError
 from caesar_core.events.writer import EventWriter
 from caesar_core.executable import caesar_command
 from caesar_core.fs import dump_json
-from caesar_core.git import GitError, branch_name, create_worktree, task_lock_reason
+from caesar_core.git import branch_name, create_worktree, task_lock_reason
 from caesar_core.protocol.event import Error, Finished, Progress, Started
-from caesar_core.protocol.report import Finding, Report, ReportStatus, Severity
+from caesar_core.protocol.report import Finding, Report, ReportStatus
 from caesar_core.protocol.task import Channel, FollowUpComment, Isolation, Task
 from caesar_core.protocol.taskdir import ENV_STREAM_EVENTS, TaskPaths, task_environment
 from caesar_core.protocol.versions import REPORT_V1, TASK_V1
 from caesar_core.reclaim import claim_write
 from caesar_core.runner.delegation import Plan, Request, decide
 from caesar_core.runner.injected import injected
+from caesar_core.runner.outcome import Outcome, Prepared
 from caesar_core.runner.resume import (
     WatchedTranslator,
     fresh_session,
@@ -49,9 +49,6 @@ from caesar_core.runner.workshop import SetupFailed, lay_down, run_setup
 from caesar_core.store.ids import new_task_id
 from caesar_core.store.record import (
     NO_ENDING,
-    CheckResult,
-    Checks,
-    ChecksState,
     ReportSource,
     TaskRecord,
     TaskStatus,
@@ -59,23 +56,14 @@ from caesar_core.store.record import (
 from caesar_core.store.store import TaskStore
 
 if TYPE_CHECKING:
-    from caesar_core.git import TreeDiff
-    from caesar_core.runner.retrieve import Retrieved
     from caesar_core.runner.turns import Continuation
-    from caesar_core.store.record import VerifiedBy
 
-CONCLUSION_MODULES = (
-    "caesar_core.git.recompute",
-    "caesar_core.protocol.documents",
-    "caesar_core.review.checks",
-    "caesar_core.runner.reconcile",
-    "caesar_core.runner.retrieve",
-    "caesar_core.runner.unwritten",
-)
-"""What only a task's conclusion needs (its diff, report, checks). Imported by the functions
-that use them, and, once the agent runs, by :func:`_load_conclusion` on a thread of its own:
-this process has nothing else to do while the agent works, and a ``caesar run`` of a quick
-agent would otherwise import them after it, on the command's critical path."""
+CONCLUSION_MODULES = ("caesar_core.runner.conclusion",)
+"""What only a task's conclusion needs (``runner.conclusion``: its diff, report, checks, and
+what they import). Imported when the agent has ended, and, once the agent runs, by
+:func:`_load_conclusion` on a thread of its own: this process has nothing else to do while
+the agent works, and a ``caesar run`` of a quick agent would otherwise import them after it,
+on the command's critical path."""
 
 
 def _load_conclusion() -> None:
@@ -104,28 +92,6 @@ class StartFailed(CaesarError):
             f"see its report: caesar logs {outcome.record.id}",
         )
         self.outcome = outcome
-
-
-@dataclass
-class Prepared:
-    plan: Plan
-    task: Task
-    paths: TaskPaths
-    tier: ReportTier
-    prompt: str
-    findings: list[Finding] = field(default_factory=list)
-    resume_session: str | None = None
-    """A follow-up turn: the agent's session to resume with ``prompt``."""
-    fresh_prompt: str = ""
-    """The brief of a fresh session, for a follow-up whose session cannot be resumed."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    record: TaskRecord
-    report: Report
-    diff: TreeDiff | None
-    paths: TaskPaths
 
 
 class Runner:
@@ -422,9 +388,10 @@ class Runner:
             from caesar_core.runner.unwritten import io_reason
 
             ended = Exit(None, spawn_error=f"the agent could not be started: {io_reason(error)}")
-        outcome = self._conclude_or_fail(
-            prepared, ended, translator, _Until(deadline, cancel_requested)
-        )
+        from caesar_core.runner.conclusion import Concluder, Until
+
+        concluder = Concluder(self.root, self.config, self.env, self.store, self.clock)
+        outcome = concluder.conclude(prepared, ended, translator, Until(deadline, cancel_requested))
         watchdog.disarm()  # left running when the record could not be written: it retries
         return outcome
 
@@ -466,278 +433,6 @@ class Runner:
         prepared = self.prepare(request, workspace)
         return self.execute(prepared, on_wait=on_wait, interrupted=interrupted)
 
-    # -- conclude ----------------------------------------------------------------------------
-
-    def _conclude_or_fail(
-        self, prepared: Prepared, ended: Exit, translator: Translator, until: _Until
-    ) -> Outcome:
-        """Conclude; a write that fails on the way (a full disk) ends the task failed, with the
-        reason, instead of a traceback and a task left ``running``."""
-        try:
-            return self._conclude(prepared, ended, translator, until)
-        except OSError as error:
-            from caesar_core.runner.unwritten import conclude_unwritten
-
-            record, report = conclude_unwritten(
-                self.store,
-                prepared.paths,
-                prepared.task.id,
-                error,
-                findings=prepared.findings,
-                exit_code=ended.exit_code,
-                clock=self.clock,
-            )
-            return Outcome(record, report, None, prepared.paths)
-
-    def _conclude(
-        self, prepared: Prepared, ended: Exit, translator: Translator, until: _Until
-    ) -> Outcome:
-        # Opening the writer claims the log and its lock now: whatever the agent put in their
-        # place is moved aside before the report is assembled, so its findings can say so.
-        with EventWriter(prepared.paths.events, prepared.task.id, clock=self.clock) as closing:
-            return self._conclude_with(prepared, ended, translator, closing, until)
-
-    def _conclude_with(
-        self,
-        prepared: Prepared,
-        ended: Exit,
-        translator: Translator,
-        closing: EventWriter,
-        until: _Until,
-    ) -> Outcome:
-        from caesar_core.protocol.documents import write_concluded_report
-        from caesar_core.review.checks import with_checks
-
-        task, paths, plan = prepared.task, prepared.paths, prepared.plan
-        final_text, usage = translator.final_text, translator.usage
-        record = self.store.get(task.id)
-        findings = list(prepared.findings)
-        try:
-            diff, unverified = self._diff(record), None
-        except GitError as error:  # e.g. the agent wrote over its worktree's git index
-            diff, unverified = None, f"the task's changes could not be read: {error.reason}"
-            findings.append(
-                _finding(Severity.HIGH, "Changes unverifiable", f"{error.reason}; {error.remedy}")
-            )
-        retrieved, report, verified = _retrieve_and_reconcile(prepared, ended, final_text, diff)
-        findings.extend(retrieved.findings)
-        if ended.timed_out:
-            findings.append(
-                _finding(
-                    Severity.HIGH,
-                    "Deadline reached",
-                    f"The agent was stopped after {plan.timeout_ms} ms.",
-                )
-            )
-        if ended.spawn_error:
-            findings.append(_finding(Severity.HIGH, "Agent did not start", ended.spawn_error))
-        if ended.output_lost:
-            detail = f"{ended.output_lost}. The agent was left to finish; judge it by its diff."
-            findings.append(_finding(Severity.HIGH, "Output lost", detail))
-        if translator.skipped:
-            findings.append(
-                _finding(
-                    Severity.INFO,
-                    "Output not understood",
-                    f"{translator.skipped} line(s) of {plan.adapter.id}'s output were not JSON "
-                    "events this adapter knows; they are kept in raw.log.",
-                )
-            )
-        stream_failed = (
-            translator.failure is not None and retrieved.source is ReportSource.SYNTHESIZED
-        )
-        if stream_failed:
-            findings.append(_finding(Severity.HIGH, "Agent run failed", str(translator.failure)))
-        if report.usage is None and usage is not None:
-            report = report.model_copy(update={"usage": usage})
-        stopped = ended.timed_out or ended.cancelled or ended.spawn_error is not None
-        stopped = stopped or stream_failed or unverified is not None
-        # A report caesar refused is no report: the task cannot succeed on the agent's word.
-        if (stopped or retrieved.refused) and report.status is not ReportStatus.FAILED:
-            report = report.model_copy(update={"status": ReportStatus.FAILED})
-        checked = self._checks(prepared, ended, until)
-        report = with_checks(report, checked or ())
-        report = report.model_copy(update={"findings": [*report.findings, *findings]})
-        write_concluded_report(paths.report, report)
-
-        status, reason = _status_of(ended, plan.timeout_ms)
-        if unverified and status is TaskStatus.SUCCEEDED:
-            status, reason = TaskStatus.FAILED, unverified
-        if retrieved.refused and status is TaskStatus.SUCCEEDED:
-            status = TaskStatus.FAILED
-            reason = f"the agent's report was refused: {retrieved.refused}"
-            stopped = True
-        status, reason = _after_checks(status, reason, checked)
-        if stopped and reason:
-            closing.append(Error(message=reason, fatal=True))
-        finished = closing.append(
-            Finished(status=report.status, summary=report.summary, exit_code=ended.exit_code)
-        )
-        # The record names caesar's own finished event: readers show that one, never a
-        # finished line the agent appended to its log.
-        finished_seq = finished.seq if finished else NO_ENDING
-        final, ours = self.store.conclude(
-            task.id,
-            status,
-            now=self.clock(),
-            exit_code=ended.exit_code,
-            report_source=retrieved.source,
-            changes_verified_by=verified,
-            report_status=report.status,
-            ended_reason=reason,
-            finished_seq=finished_seq,
-            **_session_of(translator),
-        )
-        if not ours:
-            # Someone concluded first (a cancel from another process); the facts still land.
-            final = self.store.set(
-                task.id,
-                exit_code=ended.exit_code,
-                report_source=retrieved.source,
-                changes_verified_by=verified,
-                report_status=report.status,
-                finished_seq=finished_seq,
-                **_session_of(translator),
-            )
-        return Outcome(final, report, diff, paths)
-
-    def _checks(self, prepared: Prepared, ended: Exit, until: _Until) -> list[CheckResult] | None:
-        """``[review] checks`` run in the task's worktree (read-only tasks too: they are
-        caesar's, not the agent's), before the task concludes; None when none are configured
-        or the agent was stopped (cancelled, out of time, never started): no work to check.
-
-        Each carries the task's marker and is told to the record as its ``pid`` and ``cgroup``,
-        so ``caesar cancel`` and the watchdog stop a check as they stop an agent; none runs
-        past the task's deadline."""
-        from caesar_core.review.checks import check_environment, run_checks, state_of
-
-        checks = self.config.config.review.checks
-        if not checks or ended.timed_out or ended.cancelled or ended.spawn_error is not None:
-            return None
-        task_id = prepared.task.id
-        started = Checks(state=ChecksState.RUNNING, started_at=self.clock(), pid=os.getpid())
-        self.store.set(task_id, checks=started)
-
-        def spawned(pid: int, cgroup: Path | None) -> None:
-            self.store.set(task_id, pid=pid, cgroup=str(cgroup) if cgroup else None)
-
-        def progress(results: list[CheckResult]) -> None:
-            with contextlib.suppress(OSError):
-                self.store.set(task_id, checks=started.model_copy(update={"results": results}))
-
-        results = run_checks(
-            checks,
-            cwd=self._checks_directory(prepared),
-            env=check_environment(self.env),
-            marker=task_id,
-            task_dir=prepared.paths.root,
-            cancelled=until.cancelled,
-            deadline=until.deadline,
-            on_spawn=spawned,
-            on_result=progress,
-        )
-        done = started.model_copy(
-            update={
-                "state": state_of(results),
-                "results": results,
-                "ended_at": self.clock(),
-                "pid": None,
-            }
-        )
-        self.store.set(task_id, checks=done)
-        return results
-
-    def _checks_directory(self, prepared: Prepared) -> Path:
-        """The project's root as the task sees it: in its worktree, or the project itself."""
-        from caesar_core.review.checks import in_worktree
-
-        worktree = self.store.get(prepared.task.id).worktree_path
-        if worktree is None:
-            return self.root
-        return in_worktree(Path(worktree), self.root, prepared.plan.repo_root)
-
-    def _diff(self, record: TaskRecord) -> TreeDiff | None:
-        return task_diff(record)
-
-
-def _retrieve_and_reconcile(
-    prepared: Prepared, ended: Exit, final_text: str | None, diff: TreeDiff | None
-) -> tuple[Retrieved, Report, VerifiedBy]:
-    """The agent's report as caesar retrieved it, then reconciled with what git saw."""
-    from caesar_core.git import as_unicode
-    from caesar_core.runner.reconcile import reconcile
-    from caesar_core.runner.retrieve import retrieve
-
-    retrieved = retrieve(
-        prepared.task,
-        prepared.paths,
-        prepared.tier,
-        ended,
-        final_text=final_text,
-        changed_paths=[as_unicode(f.path) for f in diff.files] if diff else [],
-    )
-    report, verified = reconcile(retrieved.report, diff, prepared.plan.mode)
-    return retrieved, report, verified
-
-
-def task_diff(record: TaskRecord) -> TreeDiff | None:
-    """What a task changed: a follow-up turn's own changes (since its ``turn_base``), else
-    everything since the base. The ``git`` program answers when it can (``git.viagit``);
-    ``git.diff`` (pygit2) is loaded only when it cannot, with the same answer."""
-    from caesar_core.git.recompute import changes
-
-    if record.turn_base:
-        workdir, base, peel = Path(record.workspace), record.turn_base, "tree"
-    elif record.worktree_path and record.base_ref:
-        workdir, base, peel = Path(record.worktree_path), record.base_ref, "commit"
-    elif record.start_snapshot:
-        workdir, base, peel = Path(record.workspace), record.start_snapshot, "tree"
-    else:
-        return None
-    return changes(workdir, base, peel=peel, exclude=record.excluded_paths)
-
-
-@dataclass(frozen=True)
-class _Until:
-    """What bounds the checks at a task's end: its deadline (``time.monotonic()``) and its
-    cancellation."""
-
-    deadline: float
-    cancelled: Callable[[], bool]
-
-
-def _after_checks(
-    status: TaskStatus, reason: str | None, checked: list[CheckResult] | None
-) -> tuple[TaskStatus, str | None]:
-    """caesar's own checks have the last word on a success: one that failed fails the task;
-    interrupted (Ctrl-C while they ran), it is cancelled."""
-    from caesar_core.review.checks import failure_reason, first_failure
-
-    if status is not TaskStatus.SUCCEEDED:
-        return status, reason
-    if any(result.cancelled for result in checked or ()):
-        return TaskStatus.CANCELLED, "cancelled while caesar's checks ran"
-    failed = first_failure(checked or ())
-    return (status, reason) if failed is None else (TaskStatus.FAILED, failure_reason(failed))
-
-
-def _session_of(translator: Translator) -> dict[str, object]:
-    """The CLI's session as its stream named it, for the record (a later turn resumes it)."""
-    return {"session_id": translator.session} if translator.session else {}
-
-
-def _status_of(ended: Exit, timeout_ms: int) -> tuple[TaskStatus, str | None]:
-    """The record's final status, from how the process ended, and why in words."""
-    if ended.cancelled:
-        return TaskStatus.CANCELLED, "cancelled"
-    if ended.timed_out:
-        return TaskStatus.TIMED_OUT, f"deadline of {timeout_ms} ms reached; the agent was stopped"
-    if ended.spawn_error:
-        return TaskStatus.FAILED, ended.spawn_error
-    if ended.exit_code == 0:
-        return TaskStatus.SUCCEEDED, None
-    return TaskStatus.FAILED, f"exit code {ended.exit_code}"
-
 
 def channel_for(paths: TaskPaths) -> Channel:
     """The return channel's coordinates: this installation's ``caesar channel serve``
@@ -761,7 +456,3 @@ def _shown(argv: list[str], prompt: str) -> str:
     return shlex.join(
         f"<brief: {len(prompt)} chars>" if prompt and prompt in arg else arg for arg in argv
     )
-
-
-def _finding(severity: Severity, title: str, detail: str) -> Finding:
-    return Finding(severity=severity, title=title, detail=detail)
