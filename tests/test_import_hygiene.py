@@ -175,6 +175,7 @@ def test_plain_commands_load_no_dask() -> None:
     listing, cancelling or answering tasks, remote ones included, does not."""
     loaded = loaded_after(
         "import caesar_core.cli.main, caesar_core.cli.tasks, caesar_core.cli.remote\n"
+        "import caesar_core.cli.logs, caesar_core.cli.control\n"
         "import caesar_core.executor.base, caesar_core.executor.dask\n"
         "import caesar_core.executor.landing, caesar_core.runner.sweep\n"
         "import caesar_core.runner.control\n"

@@ -30,7 +30,8 @@ import click
 )
 def demo(directory: Path | None, delay: float) -> None:
     """Run the built-in demo agent on a throwaway repository and follow it live."""
-    from caesar_core.cli.tasks import execute_live, print_outcome
+    from caesar_core.cli.event_view import print_outcome
+    from caesar_core.cli.tasks import execute_live
     from caesar_core.config import load_config
     from caesar_core.runner.delegation import Request
     from caesar_core.runner.engine import Runner

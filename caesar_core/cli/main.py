@@ -22,10 +22,10 @@ caesar_core ever importing the TUI."""
 
 COMMANDS: dict[str, str] = {
     "agents": "caesar_core.cli.agents:agents",
-    "answer": "caesar_core.cli.tasks:answer",
+    "answer": "caesar_core.cli.control:answer",
     "apply": "caesar_core.cli.review:apply",
     "approve": "caesar_core.cli.approve:approve",
-    "cancel": "caesar_core.cli.tasks:cancel",
+    "cancel": "caesar_core.cli.control:cancel",
     "channel": "caesar_core.cli.mcp:channel",
     "check": "caesar_core.cli.check:check",
     "comment": "caesar_core.cli.comments:comment",
@@ -38,7 +38,7 @@ COMMANDS: dict[str, str] = {
     "gc": "caesar_core.cli.review:gc",
     "hooks": "caesar_core.cli.hooks:hooks",
     "init": "caesar_core.cli.setup:init",
-    "logs": "caesar_core.cli.tasks:logs",
+    "logs": "caesar_core.cli.logs:logs",
     "mcp": "caesar_core.cli.mcp:mcp",
     "policy": "caesar_core.cli.policy:policy",
     "protocol": "caesar_core.cli.protocol:protocol",

@@ -1,4 +1,5 @@
-"""The task commands: ``run``, ``ps``, ``logs``, ``cancel``, ``answer``."""
+"""``caesar run`` (here, or on a Dask cluster with ``--on``), the task followed live to its
+outcome; and ``caesar ps``, the click command of ``cli.ps_view``."""
 
 from __future__ import annotations
 
@@ -10,20 +11,17 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from caesar_core.cli.common import change_line, emit_json, loading, project_options
+from caesar_core.cli.common import emit_json, loading, project_options
+from caesar_core.cli.event_view import EventPrinter, outcome_json, print_outcome
 from caesar_core.errors import ExitCode
-from caesar_core.terminal import json_safe_bytes, quote_path, safe_text
+from caesar_core.terminal import safe_text
 
 if TYPE_CHECKING:
-    from caesar_core.events import EventTail
-    from caesar_core.events.tail import BadLine
     from caesar_core.executor.dask import DaskExecutor
-    from caesar_core.protocol.event import FinishedEvent
     from caesar_core.runner.delegation import Request
     from caesar_core.runner.engine import Runner, StartFailed
     from caesar_core.runner.outcome import Outcome, Prepared
     from caesar_core.store import TaskStore
-    from caesar_core.store.record import TaskRecord
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -302,7 +300,7 @@ def follow_events(store: TaskStore, task_id: str, done: threading.Event) -> None
     had), and the wait ends the moment the task has concluded."""
     from caesar_core.events import EventTail
 
-    printer = _EventPrinter(as_json=False)
+    printer = EventPrinter(as_json=False)
     paths = store.paths(task_id)
     with EventTail(paths.events) as tail:
         while not done.wait(FOLLOW_S):
@@ -310,153 +308,6 @@ def follow_events(store: TaskStore, task_id: str, done: threading.Event) -> None
         printer.batch(tail)
     # The task is concluded: its record names caesar's own finished event.
     printer.settle(store.get(task_id))
-
-
-class _EventPrinter:
-    """A task's events as they land, on stdout; ``finished`` events wait for :meth:`settle`.
-
-    Agents can append any line to their log, one that looks like caesar's ending too: only the
-    ``finished`` event caesar's record names (``finished_seq``) is shown as the outcome, so
-    such events are held until the record can be asked, then shown for what they are.
-
-    With ``--json`` the log passes through: each valid line is written as the file holds it,
-    byte for byte (key order, ``…20.000Z``), never parsed and dumped again; only a ``finished``
-    line caesar did not write gains a ``not_caesars`` member, and characters a terminal would
-    act on become JSON escapes (``terminal.json_safe_bytes``: the same values).
-    """
-
-    def __init__(self, *, as_json: bool) -> None:
-        from caesar_core.events import EventFormatter
-
-        self.as_json = as_json
-        self.formatter = EventFormatter()
-        self._held: list[tuple[FinishedEvent, bytes]] = []
-        self._problem = ""
-
-    def batch(self, tail: EventTail) -> None:
-        """What the log holds that was not shown yet; with ``--json``, a bounded batch of lines
-        at a time, their events dropped once judged (a ``finished`` one is held)."""
-        from caesar_core.protocol.event import FinishedEvent
-
-        if self.as_json:
-            for passed in tail.pass_on(hold=FinishedEvent):
-                self._held.extend(
-                    (e, line) for e, line in passed.held if isinstance(e, FinishedEvent)
-                )
-                self._write(passed.lines)
-                self._report(passed.bad)
-        else:
-            batch = tail.read()
-            for event, line in zip(batch.events, batch.lines, strict=True):
-                if isinstance(event, FinishedEvent):
-                    self._held.append((event, line))
-                else:
-                    click.echo(self.formatter.format(event))
-            self._report(batch.bad)
-        if tail.problem and tail.problem != self._problem:
-            click.echo(safe_text(f"caesar: the events log is not read: {tail.problem}"), err=True)
-        self._problem = tail.problem
-
-    @staticmethod
-    def _report(bad: list[BadLine]) -> None:
-        for line in bad:
-            click.echo(
-                safe_text(f"caesar: events line {line.line} skipped: {line.reason}"), err=True
-            )
-
-    def settle(self, record: TaskRecord) -> None:
-        """Show the held ``finished`` events, judged by ``record``; when the task ended and
-        none of them is caesar's, say the outcome from the record."""
-        if record.legacy_ending:
-            self.formatter.trust_any()
-        else:
-            self.formatter.trust_finished(record.ending_seq)
-        held, self._held = self._held, []
-        shown = False
-        for event, line in held:
-            ours = self.formatter.caesars(event)
-            shown = shown or ours
-            if not self.as_json:
-                click.echo(self.formatter.format(event))
-            else:
-                self._write([line if ours else _not_caesars(line)])
-        if record.status.terminal and not shown and not self.as_json:
-            why = f": {record.ended_reason}" if record.ended_reason else ""
-            click.echo(safe_text(f"caesar's record: {record.status.value}{why}"))
-
-    @staticmethod
-    def _write(lines: list[bytes]) -> None:
-        """Lines as they are, in one write (a log of a million lines is not a million echoes)."""
-        if not lines:
-            return
-        sys.stdout.flush()
-        sys.stdout.buffer.write(json_safe_bytes(b"\n".join([*lines, b""])))
-        sys.stdout.buffer.flush()
-
-
-_NOT_CAESARS = b',"not_caesars":"a finished event caesar did not write"}'
-
-
-def _not_caesars(line: bytes) -> bytes:
-    """A valid ``finished`` line, its bytes kept, with caesar's mark as a last member."""
-    return line.rstrip()[:-1] + _NOT_CAESARS
-
-
-def outcome_json(outcome: Outcome) -> dict[str, Any]:
-    """What ``caesar run --json`` and ``caesar continue --json`` print; a follow-up turn's
-    ``diff`` is its own changes (``caesar diff`` shows the whole work)."""
-    from caesar_core.review.checks import checks_json
-
-    record, diff = outcome.record, outcome.diff
-    return {
-        "task_id": record.id,
-        "status": record.status.value,
-        "continues": record.continues,
-        "turn": record.turn,
-        "task_dir": str(outcome.paths.root),
-        "workspace": record.workspace,
-        "report": outcome.report.to_json_dict(),
-        "report_source": record.report_source.value if record.report_source else None,
-        "changes_verified_by": (
-            record.changes_verified_by.value if record.changes_verified_by else None
-        ),
-        "diff": {
-            "files": [f.path for f in diff.files] if diff else [],
-            "is_empty": diff.is_empty if diff else True,
-        },
-        "checks": checks_json(record.id, record.checks),
-    }
-
-
-def print_outcome(outcome: Outcome) -> None:
-    from caesar_core.review.checks import check_line
-
-    record, report = outcome.record, outcome.report
-    source = record.report_source.value if record.report_source else "?"
-    click.echo(
-        f"\ntask {record.id}: {record.status.value} (report {report.status.value} via {source})"
-    )
-    click.echo(f"  {safe_text(report.summary)}")
-    if outcome.diff is not None:
-        if outcome.diff.files:
-            click.echo("files changed (according to git):")
-            for file in outcome.diff.files:
-                click.echo(f"  {change_line(file)}")
-        else:
-            click.echo("no files changed (according to git)")
-    elif report.changes:
-        click.echo("files changed (as declared; no git to check):")
-        for change in report.changes:
-            click.echo(f"  {change.action.value:<9} {quote_path(change.path)}")
-    for finding in report.findings:
-        shown = f"  [{finding.severity.value}] {finding.title}: {finding.detail}".rstrip(": ")
-        click.echo(safe_text(shown))
-    if record.checks is not None and record.checks.results:
-        click.echo("checks (run by caesar):")
-        for result in record.checks.results:
-            click.echo(f"  {check_line(result)}")
-    if record.worktree_path and outcome.diff is not None and outcome.diff.files:
-        click.echo(f"review: caesar diff {record.id}   apply: caesar apply {record.id}")
 
 
 @click.command()
@@ -480,128 +331,3 @@ def ps(show_all: bool, statuses: str | None, root: Path, as_json: bool) -> None:
     click.echo(out, nl=False)
     if code:
         raise SystemExit(code)
-
-
-@click.command()
-@click.argument("task_id")
-@click.option("--follow", "-f", is_flag=True, help="Keep printing until the task ends.")
-@click.option("--raw", is_flag=True, help="The agent's raw output (raw.log), not its events.")
-@project_options
-def logs(task_id: str, follow: bool, raw: bool, root: Path, as_json: bool) -> None:
-    """Print a task's events (or raw output), optionally following it live."""
-    from caesar_core.events import EventTail, LineTail
-    from caesar_core.runner.abandoned import needs_sweep
-    from caesar_core.store import TaskStore
-
-    store = TaskStore(root)
-    record = store.get(task_id)
-    if needs_sweep(record):  # an abandoned task concluded, then shown (the sweep loaded for it)
-        from caesar_core.runner.sweep import sweep_one
-
-        _, problem = sweep_one(store, record)
-        if problem:
-            click.echo(safe_text(f"caesar: {problem}"), err=True)
-    paths = store.paths(task_id)
-    printer = _EventPrinter(as_json=as_json)
-
-    told = [""]
-
-    def flush_raw(tail: LineTail) -> None:
-        for line in tail.read().lines:
-            click.echo(safe_text(line.decode("utf-8", errors="replace"), lines=True))
-        if tail.problem and tail.problem != told[0]:
-            click.echo(safe_text(f"caesar: raw.log is not read: {tail.problem}"), err=True)
-        told[0] = tail.problem
-
-    with EventTail(paths.events) as events, LineTail(paths.raw_log) as lines:
-
-        def flush() -> None:
-            if raw:
-                flush_raw(lines)
-            else:
-                printer.batch(events)
-
-        flush()
-        if not follow:
-            if not raw:
-                printer.settle(store.get(task_id))
-            return
-        from watchfiles import watch
-
-        stop = threading.Event()
-        try:
-            for _ in watch(
-                paths.root,
-                debounce=50,
-                rust_timeout=500,
-                yield_on_timeout=True,
-                recursive=False,
-                stop_event=stop,
-            ):
-                flush()
-                record = store.get(task_id)
-                if record.status.terminal:
-                    flush()
-                    if not raw:
-                        printer.settle(store.get(task_id))
-                    stop.set()
-        except KeyboardInterrupt:
-            return
-
-
-@click.command()
-@click.argument("task_id")
-@project_options
-def cancel(task_id: str, root: Path, as_json: bool) -> None:
-    """Cancel a task from any terminal: its agent is stopped, its status is `cancelled`."""
-    from caesar_core.runner.control import cancel_task
-    from caesar_core.store import TaskStore
-
-    done = cancel_task(TaskStore(root), task_id)
-    record = done.record
-    if as_json:
-        emit_json(
-            {
-                "task_id": task_id,
-                "cancelled": done.cancelled,
-                "status": record.status.value,
-                "signalled": done.signalled,
-                "alive": done.alive,
-                "concluded_by": done.concluded_by,
-                "notes": done.notes,
-            }
-        )
-    elif done.cancelled:
-        count = len(done.signalled)
-        stopped = (
-            f"stopped {count} process{'es' if count != 1 else ''} "
-            f"(pid {', '.join(map(str, done.signalled))}), none left alive"
-            if count
-            else "no process of it was left to stop"
-        )
-        click.echo(
-            safe_text(f"cancelled {task_id}: {stopped}; ending written by {done.concluded_by}")
-        )
-        for note in done.notes:
-            click.echo(safe_text(f"note: {note}"))
-    else:
-        click.echo(
-            safe_text(f"{task_id} had already ended: {record.status.value}; nothing to cancel")
-        )
-
-
-@click.command()
-@click.argument("task_id")
-@click.argument("question_id")
-@click.argument("answer_text", metavar="ANSWER")
-@project_options
-def answer(task_id: str, question_id: str, answer_text: str, root: Path, as_json: bool) -> None:
-    """Answer a task's pending question (as shown by `caesar ps` and `caesar watch`)."""
-    from caesar_core.runner.control import answer as answer_question
-    from caesar_core.store import TaskStore
-
-    reply = answer_question(TaskStore(root), task_id, question_id, answer_text, by="cli")
-    if as_json:
-        emit_json({"answered": True, **reply.to_json_dict()})
-    else:
-        click.echo(safe_text(f"answered {question_id} of {task_id}: {answer_text}"))
