@@ -4,22 +4,19 @@ Everything here is strict on purpose. A config file is written by hand and read 
 that launches other programs: a typo (``max_paralel``), a number in quotes or a relative
 path that escapes the repository must stop caesar with a located error, never be guessed at.
 So sections forbid unknown keys, scalars use pydantic's strict types (``"4"`` is not 4,
-``true`` is not 1), and each field's check lives next to the field.
+``true`` is not 1), and each field's check lives next to the field (the checked scalars
+every section shares, names, paths, templates, keys: :mod:`caesar_core.config.fields`).
 """
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
-import posixpath
-import re
 from collections.abc import Mapping
 from dataclasses import field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -31,7 +28,6 @@ from pydantic import (
     model_validator,
 )
 from pydantic.dataclasses import dataclass as pydantic_dataclass
-from pydantic_core import PydanticCustomError
 from pydantic_core.core_schema import ValidationInfo
 
 from caesar_core.config.defaults import (
@@ -39,9 +35,20 @@ from caesar_core.config.defaults import (
     BRIDGE_ON_APPROVAL_TIMEOUT,
     BUILTIN_ROLES,
     DEFAULT_ROLE_PROMPTS,
-    WATCH_KEYS,
 )
 from caesar_core.config.durations import Duration
+from caesar_core.config.fields import (
+    ArgsTemplate,
+    EnvName,
+    Identifier,
+    KeyList,
+    NonEmpty,
+    RelativeFile,
+    RepositoryPath,
+    WatchAction,
+    no_duplicates,
+    problem,
+)
 from caesar_core.config.templates import (
     Template,
     TemplateError,
@@ -56,126 +63,10 @@ NetworkChoice = Literal["auto", "on", "off"]
 CwdMode = Literal["process", "flag"]
 Decision = Literal["allow", "deny", "block", "require_approval", "halt", "quarantine"]
 
-_IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9_-]*")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRICT = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 RECURSIVE_AGENT = "claude"
 """The agent ``[policy] allow_recursion = false`` refuses (the reference's rule, by name)."""
-
-
-def _problem(kind: str, message: str) -> PydanticCustomError:
-    """A validation error whose text is ``message`` verbatim (braces and all)."""
-    return PydanticCustomError(kind, "{problem}", {"problem": message})
-
-
-def _identifier(value: str) -> str:
-    """Ids and role names become file names and CLI arguments: keep them plain."""
-    if not _IDENTIFIER.fullmatch(value):
-        raise _problem(
-            "identifier",
-            f"{value!r} is not a valid name: use lowercase letters, digits, '-' and '_', "
-            "starting with a letter or a digit",
-        )
-    return value
-
-
-def _env_name(value: str) -> str:
-    if not _ENV_NAME.fullmatch(value):
-        raise _problem("env_name", f"{value!r} is not an environment variable name")
-    return value
-
-
-def _repository_path(value: str) -> str:
-    """A path inside the repository that caesar may copy or link into a worktree.
-
-    Absolute paths and ``..`` would reach outside the repository; ``.git`` and ``.caesar``
-    are caesar's and git's own state, which a worktree must never share.
-    """
-    if not value:
-        raise _problem("repository_path", "an empty path names the whole repository")
-    if value.startswith("/") or "\\" in value:
-        raise _problem("repository_path", f"{value!r} must be relative to the repository root")
-    parts = PurePosixPath(value).parts
-    if ".." in parts:
-        raise _problem("repository_path", f"{value!r} must not go up with '..'")
-    normal = posixpath.normpath(value)
-    if normal != value:
-        raise _problem("repository_path", f"{value!r} is not normalized; write {normal!r}")
-    if parts[0] in (".git", ".caesar"):
-        raise _problem("repository_path", f"{value!r} is under {parts[0]}, which is never shared")
-    return value
-
-
-def _relative_file(value: str) -> str:
-    if not value or Path(value).is_absolute() or value.startswith("~"):
-        raise _problem("relative_file", f"{value!r} must be a path relative to .caesar/")
-    return value
-
-
-def _watch_action(value: str) -> str:
-    """A key of ``[watch.keys]``: one of the actions ``caesar watch`` binds."""
-    if value not in WATCH_KEYS:
-        close = difflib.get_close_matches(value, list(WATCH_KEYS), n=1)
-        raise _problem(
-            "watch_action",
-            f"{value!r} is not an action of caesar watch"
-            + (f"; did you mean {close[0]!r}?" if close else "")
-            + f" (actions: {', '.join(WATCH_KEYS)})",
-        )
-    return value
-
-
-def _key_list(value: str) -> str:
-    """Key names separated by commas (``"k,up"``, ``"ctrl+a"``), as Textual binds them."""
-    parts = value.split(",")
-    if any(not part.strip() or len(part.strip().split()) > 1 for part in parts):
-        raise _problem(
-            "key_list",
-            f"{value!r} is not a list of keys: write key names separated by commas, "
-            'e.g. "k,up", "ctrl+a", "space"',
-        )
-    return value
-
-
-def _template_shape(value: object) -> object:
-    """An args template is a command-line string or an array of strings (one per argument)."""
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            if not isinstance(item, str):
-                raise _problem(
-                    "template_item",
-                    f"item [{index}] is {type(item).__name__} {item!r:.40}: every item of an "
-                    "args array is one argument, a string",
-                )
-        return value
-    if isinstance(value, str):
-        return value
-    raise _problem(
-        "template_shape",
-        "expected a command line (a string, split like a shell would) or an array of "
-        f'strings (one argument each, e.g. ["exec", "{{{{prompt}}}}"]), got {type(value).__name__}',
-    )
-
-
-Identifier = Annotated[StrictStr, AfterValidator(_identifier)]
-ArgsTemplate = Annotated[StrictStr | list[StrictStr], BeforeValidator(_template_shape)]
-"""``"exec {{prompt}}"`` (caesar's form) or ``["exec", "{{prompt}}"]`` (the reference's)."""
-NonEmpty = Annotated[StrictStr, Field(min_length=1)]
-RepositoryPath = Annotated[StrictStr, AfterValidator(_repository_path)]
-RelativeFile = Annotated[StrictStr, AfterValidator(_relative_file)]
-EnvName = Annotated[StrictStr, AfterValidator(_env_name)]
-WatchAction = Annotated[StrictStr, AfterValidator(_watch_action)]
-KeyList = Annotated[StrictStr, AfterValidator(_key_list)]
 TEN_MINUTES = Duration(600_000)
-
-
-def _no_duplicates(values: list[str]) -> list[str]:
-    seen: set[str] = set()
-    for value in values:
-        if value in seen:
-            raise _problem("duplicate_item", f"lists {value!r} twice")
-        seen.add(value)
-    return values
 
 
 class Policy(BaseModel):
@@ -274,7 +165,7 @@ class Role(BaseModel):
     @field_validator("agents")
     @classmethod
     def _distinct_agents(cls, agents: list[str]) -> list[str]:
-        return _no_duplicates(agents)
+        return no_duplicates(agents)
 
     @property
     def timeout_ms(self) -> int:
@@ -341,7 +232,7 @@ class AgentConfig(BaseModel):
         try:
             check_template(args, require_prompt=True)
         except TemplateError as exc:
-            raise _problem("template", str(exc)) from None
+            raise problem("template", str(exc)) from None
         return args
 
     @field_validator("read_only_args", "network_args", "offline_args")
@@ -351,14 +242,14 @@ class AgentConfig(BaseModel):
             try:
                 check_template(template, require_prompt=False)
             except TemplateError as exc:
-                raise _problem("template", str(exc)) from None
+                raise problem("template", str(exc)) from None
         return template
 
     @field_validator("session_from")
     @classmethod
     def _check_pointer(cls, pointer: str | None) -> str | None:
         if pointer is not None and not pointer.startswith("/"):
-            raise _problem(
+            raise problem(
                 "pointer",
                 f"{pointer!r} is not a JSON pointer: write the path to the id in the agent's "
                 'JSON output, starting with "/" (e.g. "/session_id")',
@@ -373,11 +264,11 @@ class AgentConfig(BaseModel):
         try:
             check_template(template, require_prompt=True)
         except TemplateError as exc:
-            raise _problem("template", str(exc)) from None
+            raise problem("template", str(exc)) from None
         if not uses_token(template, "session"):
-            raise _problem("template", "must contain {{session}}: the session it resumes")
+            raise problem("template", "must contain {{session}}: the session it resumes")
         if info.data.get("session_from") is None:
-            raise _problem(
+            raise problem(
                 "template",
                 "resume_args needs session_from: where caesar finds the session id to resume",
             )
@@ -388,7 +279,7 @@ class AgentConfig(BaseModel):
     def _workspace_by_flag(cls, mode: CwdMode, info: ValidationInfo) -> CwdMode:
         args = info.data.get("args")
         if mode == "flag" and args is not None and not uses_token(args, "workspace"):
-            raise _problem(
+            raise problem(
                 "template",
                 'cwd_mode = "flag" runs the agent outside the workspace, so args must pass '
                 "{{workspace}}",
@@ -467,7 +358,7 @@ def _check_entry(value: object) -> object:
         return {"command": value}
     if isinstance(value, dict):
         return value
-    raise _problem(
+    raise problem(
         "check_entry",
         f'expected a command (a string) or a table {{ command = "...", timeout = "5m" }}, '
         f"got {type(value).__name__} {value!r:.40}",
@@ -523,7 +414,7 @@ class Config(BaseModel):
         ):
             if len(set(names)) != len(names):
                 duplicate = next(name for name in names if names.count(name) > 1)
-                raise _problem("duplicate_entry", f"two [[{kind}]] entries are named {duplicate!r}")
+                raise problem("duplicate_entry", f"two [[{kind}]] entries are named {duplicate!r}")
         return self
 
     def role(self, name: str) -> Role | None:
