@@ -31,7 +31,7 @@ def shepherd_command(task_id: str, root: Path, as_json: bool) -> None:
 def doctor_on(root: Path, address: str, as_json: bool) -> None:
     """``caesar doctor --on ADDRESS``: the cluster's workers, their slots, their agents."""
     from caesar_core.config.paths import layer_path
-    from caesar_core.executor import remote_worker
+    from caesar_core.executor import worker_calls
     from caesar_core.executor.shepherd import connect
 
     texts: dict[str, str | None] = {}
@@ -40,7 +40,7 @@ def doctor_on(root: Path, address: str, as_json: bool) -> None:
         texts[f"{layer}_text"] = path.read_text(encoding="utf-8") if path.is_file() else None
     with connect(address) as client:
         workers = client.scheduler_info()["workers"]
-        described = client.run(remote_worker.describe, texts, on_error="return") if workers else {}
+        described = client.run(worker_calls.describe, texts, on_error="return") if workers else {}
     rows: list[dict[str, Any]] = []
     for addr in sorted(workers):
         info = described.get(addr)

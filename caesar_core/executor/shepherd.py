@@ -4,7 +4,7 @@ talks to the cluster for it, from submission to the landing of its result.
 It holds the task's lock (``executor.dask.shepherd_lock``) and names itself the task's
 orchestrator in its record. It submits the job once (``key`` in the record; Dask keeps it with
 ``fire_and_forget``, so the task runs on whether or not anyone here follows it), finds the
-worker that claimed it, then polls that worker (``remote_worker.poll``, a long poll by byte
+worker that claimed it, then polls that worker (``worker_calls.poll``, a long poll by byte
 offset of the log): new log lines appended here, questions mirrored, the record's facts
 mirrored, answers written here forwarded, a cancel here forwarded. Once the task ended there,
 the result is fetched, landed once (``landing.land``) and the worker's copy forgotten.
@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from caesar_core.config import load_config
 from caesar_core.config.paths import layer_path
 from caesar_core.errors import CaesarError
-from caesar_core.executor import bundle, landing, remote_worker
+from caesar_core.executor import bundle, landing, remote_worker, worker_calls
 from caesar_core.executor.remote_worker import distributed
 from caesar_core.executor.shepherd_state import job_path, remote_dir, shepherd_lock
 from caesar_core.executor.wire import (
@@ -286,7 +286,7 @@ class Shepherd:
     ) -> Callable[..., Poll]:
         def call(**forward: Any) -> Poll:
             got = client.run(
-                remote_worker.poll,
+                worker_calls.poll,
                 self.task_id,
                 offset,
                 known_state=known_state,
@@ -369,14 +369,14 @@ class Shepherd:
             self.store.set(self.task_id, **update)
 
     def _land(self, client: Any, worker: str, seen: Poll) -> None:
-        got = client.run(remote_worker.result, self.task_id, workers=[worker])[worker]
+        got = client.run(worker_calls.result, self.task_id, workers=[worker])[worker]
         result = Result.model_validate(got)
         if seen.state == "refused" and result.record is None:
             why = f"its worker refused it: {seen.reason}"
             landing.conclude_lost(self.store, self.task_id, why, title="Refused")
         else:
             landing.land(self.store, self.task_id, self.job, result)
-        client.run(remote_worker.forget, self.task_id, workers=[worker])
+        client.run(worker_calls.forget, self.task_id, workers=[worker])
         distributed().Variable(f"caesar-worker-{self.task_id}", client=client).delete()
         job_path(self.store, self.task_id).unlink(missing_ok=True)
 
