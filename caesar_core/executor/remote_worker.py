@@ -133,15 +133,7 @@ def lay_out(home: Path, sub: Submission) -> Path:
             "the bundle's commits are not the task's", "nothing ran; submit the task again"
         )
     bundle.git(repo, "reset", "-q", "--hard", job.base)  # the unborn caesar-base born there
-    layers = sub.config
-    for text, path in (
-        (layers.project_text, repo / ".caesar" / "config.toml"),
-        (layers.local_text, repo / ".caesar" / "config.local.toml"),
-        (layers.global_text, home / "config-home" / "caesar" / "config.toml"),
-    ):
-        if text is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+    sub.config.write(repo, home / "config-home")
     if sub.copies:
         with tarfile.open(fileobj=io.BytesIO(sub.copies), mode="r:") as archive:
             archive.extractall(repo, filter="data")

@@ -10,7 +10,7 @@ models validate them on arrival on either side.
 from __future__ import annotations
 
 import hashlib
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -110,6 +110,19 @@ class ConfigLayers(BaseModel):
     global_text: Annotated[str, StringConstraints(max_length=1 << 20)] | None = None
     project_text: Annotated[str, StringConstraints(max_length=1 << 20)] | None = None
     local_text: Annotated[str, StringConstraints(max_length=1 << 20)] | None = None
+
+    def write(self, project: Path, config_home: Path) -> None:
+        """The layers as the files ``config.load_config(project, config_home=config_home)``
+        reads: the project's two under ``project/.caesar``, the global one under
+        ``config_home/caesar``; a layer the client has not, no file."""
+        for text, path in (
+            (self.project_text, project / ".caesar" / "config.toml"),
+            (self.local_text, project / ".caesar" / "config.local.toml"),
+            (self.global_text, config_home / "caesar" / "config.toml"),
+        ):
+            if text is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
 
 
 class FollowUpWire(BaseModel):

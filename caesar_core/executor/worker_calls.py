@@ -284,14 +284,7 @@ def describe(layers: dict[str, Any], dask_worker: Any = None) -> dict[str, Any]:
     config = ConfigLayers.model_validate(layers)
     with tempfile.TemporaryDirectory(prefix="caesar-doctor-") as scratch:
         root = Path(scratch)
-        for text, path in (
-            (config.project_text, root / ".caesar" / "config.toml"),
-            (config.local_text, root / ".caesar" / "config.local.toml"),
-            (config.global_text, root / "home" / "caesar" / "config.toml"),
-        ):
-            if text is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+        config.write(root, root / "home")
         rows = agent_rows(load_config(root, config_home=root / "home"))
     resources = dict(getattr(dask_worker.state, "total_resources", {}) or {})
     return {
