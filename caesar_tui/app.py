@@ -25,7 +25,7 @@ from caesar_core.store.record import TaskRecord
 from caesar_tui import milestones
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.keys import bind
-from caesar_tui.messages import Announced
+from caesar_tui.messages import Announced, ProjectUpdated
 from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.help import HelpModal, HelpSection
 from caesar_tui.notify import notification
@@ -99,8 +99,9 @@ class CaesarApp(WorkerFailures, App[None]):
         environ: The environment that says which terminal this is (default: ``os.environ``).
         freeze_gc: Once the project is read, move what is alive out of the cyclic garbage
             collector's way (``gc.freeze``): a full collection over a thousand tasks' state
-            stalls the screen for hundreds of milliseconds. ``caesar watch`` sets it; an app
-            in a test leaves it off (it would pin its process's garbage).
+            stalls the screen for hundreds of milliseconds. ``caesar watch`` sets it, and
+            pauses the collector while it starts: the app resumes it once the first frame is
+            drawn. An app in a test leaves it off (it would pin its process's garbage).
         """
         super().__init__()
         self.source = source
@@ -119,11 +120,20 @@ class CaesarApp(WorkerFailures, App[None]):
             keys=self.keys,
         )
         self.set_keymap(self.keys)
+        self._first: ProjectUpdated | None = None
+        """The first scan, when it was read before the app ran (:meth:`read_first`)."""
 
     @property
     def loaded(self) -> asyncio.Event:
         """Set once the first scan is on screen."""
         return self.main.loaded
+
+    def read_first(self, rows: int) -> None:
+        """Read the first scan now, before the app runs (blocking): the first frame then shows
+        the project (the tree, the selected task) instead of an empty screen drawn first and
+        drawn again once the scan is read. ``rows``: the terminal's height, the logs read
+        first (those of the tasks on screen)."""
+        self._first = self.source.initial(max(rows, 1))
 
     def get_default_screen(self) -> MainScreen:
         return self.main
@@ -135,13 +145,19 @@ class CaesarApp(WorkerFailures, App[None]):
     async def follow_project(self) -> None:
         """The first scan (the logs of the tasks a screen shows), then the other logs and what
         changes on disk; reading happens in threads."""
-        first = await asyncio.to_thread(self.source.initial, max(self.size.height, 1))
+        first = self._first
+        self._first = None
+        if first is None:
+            first = await asyncio.to_thread(self.source.initial, max(self.size.height, 1))
         self.main.post_message(first)
         self._settle()
         # The rest of the project once the first screen is drawn (reading it meanwhile would
         # take the interpreter from the drawing), or after a while if drawing is held up.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.main.painted.wait(), FIRST_FRAME_WAIT_S)
+        self._settle()
+        if self.freeze_gc:
+            gc.enable()  # paused by `caesar watch` until the first frame (see freeze_gc)
         complete = False
         async for update in self.source.updates():
             if update.views:

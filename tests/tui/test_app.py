@@ -186,3 +186,23 @@ def test_watch_once_prints_one_text_frame(repo: Path) -> None:
     assert f"question {task_id} {question_id}: Should the old behavior be kept? [yes / no]" in lines
     answer(TaskStore(repo).paths(task_id), question_id, "no")
     run.communicate(timeout=60)
+
+
+async def test_a_project_read_before_the_app_runs_misses_nothing_written_after(
+    repo: Path,
+) -> None:
+    """`caesar watch` reads the first scan before the app runs (its first frame shows the
+    project): what a task writes between that read and the watcher is still shown."""
+    out = run_json(repo, "quick", "--agent", "demo", "--context", context("quick"))
+    task_id = out["task_id"]
+    app = make_app(repo)
+    app.read_first(SIZE[1])
+    with EventWriter(TaskStore(repo).paths(task_id).events, task_id) as writer:
+        writer.append(
+            ToolUse(tool="bash", id="after", input_summary="ls after", status=ToolStatus.STARTED)
+        )
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: task_id[2:10] in text(tree), "the task")
+        activity = app.query_one(ActivityView)
+        await until(pilot, lambda: any("ls after" in line for line in lines(activity)), "it")
