@@ -132,8 +132,12 @@ class CaesarApp(WorkerFailures, App[None]):
         """Read the first scan now, before the app runs (blocking): the first frame then shows
         the project (the tree, the selected task) instead of an empty screen drawn first and
         drawn again once the scan is read. ``rows``: the terminal's height, the logs read
-        first (those of the tasks on screen)."""
-        self._first = self.source.initial(max(rows, 1))
+        first (those of the tasks on screen). A scan that fails is left to the app's own
+        (:meth:`follow_project`), which fails the same way and says so on screen, as before."""
+        try:
+            self._first = self.source.initial(max(rows, 1))
+        except Exception:  # read again by the app, whose worker reports it
+            self._first = None
 
     def get_default_screen(self) -> MainScreen:
         return self.main

@@ -15,7 +15,7 @@ from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.questions import QuestionsPane
 from caesar_tui.widgets.task_tree import TaskTree
 from tests.runner.conftest import CAESAR, caesar_env, context, run_json, wait_for
-from tests.tui.screen import cells, lines, text, until
+from tests.tui.screen import cells, lines, text, toasts, until
 
 SIZE = (140, 40)
 
@@ -206,3 +206,20 @@ async def test_a_project_read_before_the_app_runs_misses_nothing_written_after(
         await until(pilot, lambda: task_id[2:10] in text(tree), "the task")
         activity = app.query_one(ActivityView)
         await until(pilot, lambda: any("ls after" in line for line in lines(activity)), "it")
+
+
+async def test_a_first_read_that_fails_is_reported_on_screen_as_the_app_reports_it(
+    tmp_path: Path,
+) -> None:
+    """A project whose task store cannot be listed (a file where caesar's state directory of
+    records belongs): reading it before the app runs raises nothing; the app starts, and its
+    own read says what failed, as a notification."""
+    records = tmp_path / ".caesar" / "state" / "tasks"
+    records.parent.mkdir(parents=True)
+    records.write_text("not a directory\n")
+    app = make_app(tmp_path)
+    app.read_first(SIZE[1])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await until(
+            pilot, lambda: any("NotADirectoryError" in toast for toast in toasts(app)), "it"
+        )
