@@ -5,20 +5,14 @@ from __future__ import annotations
 import gc
 import sys
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from caesar_core import __version__
+from caesar_core.cli import plugins
 from caesar_core.errors import CaesarError
 from caesar_core.terminal import safe_text
-
-if TYPE_CHECKING:
-    from importlib.metadata import EntryPoint
-
-PLUGIN_GROUP = "caesar.commands"
-"""Entry points adding commands: how ``caesar watch`` (in caesar_tui) joins the CLI without
-caesar_core ever importing the TUI."""
 
 COMMANDS: dict[str, str] = {
     "agents": "caesar_core.cli.agents:agents",
@@ -59,8 +53,8 @@ class CaesarGroup(click.Group):
     from their entry points (read only for a name that is not built in, or for the help)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        plugins = (entry.name for entry in _plugins())
-        return sorted({*super().list_commands(ctx), *COMMANDS, *plugins})
+        found = (entry.name for entry in plugins.all_plugins())
+        return sorted({*super().list_commands(ctx), *COMMANDS, *found})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
@@ -71,7 +65,11 @@ class CaesarGroup(click.Group):
             module, _, attribute = target.partition(":")
             loaded = getattr(import_module(module), attribute)
             return loaded if isinstance(loaded, click.Command) else None
-        for entry in _plugins():
+        own = plugins.own_plugins()
+        if own is not None and cmd_name in own:
+            loaded = plugins.load(own[cmd_name])
+            return loaded if isinstance(loaded, click.Command) else None
+        for entry in plugins.all_plugins():
             if entry.name == cmd_name:
                 loaded = entry.load()
                 return loaded if isinstance(loaded, click.Command) else None
@@ -121,14 +119,6 @@ def _fast(argv: list[str]) -> None:
     from caesar_core.bridge.cli import main as fast
 
     raise SystemExit(fast(argv))
-
-
-def _plugins() -> list[EntryPoint]:
-    """Scans every installed distribution's metadata (~25 ms): only for a plugin's name or
-    the help, never for a built-in command."""
-    from importlib.metadata import entry_points
-
-    return list(entry_points(group=PLUGIN_GROUP))
 
 
 def main(argv: list[str] | None = None) -> None:
