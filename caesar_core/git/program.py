@@ -81,6 +81,43 @@ class Git:
             raise GitFailed(done.stderr.decode("utf-8", "replace").strip())
         return done.stdout
 
+    def start(self, args: Sequence[str], cwd: str, *, index: str | None = None) -> Running:
+        """``git args`` in ``cwd`` started, no input, not waited for: :meth:`Running.result`
+        is :meth:`run`'s answer (two runs that need not wait for each other, at once)."""
+        try:
+            process = subprocess.Popen(
+                [self.path, "--no-pager", *args],
+                cwd=cwd,
+                env=environment(self.pins, index),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise GitFailed(str(exc)) from exc
+        return Running(process)
+
+
+class Running:
+    """A run of git under way (:meth:`Git.start`)."""
+
+    __slots__ = ("_process",)
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self._process = process
+
+    def result(self) -> bytes:
+        """Its stdout once it exits; :class:`GitFailed` when it exits non-zero."""
+        out, err = self._process.communicate()
+        if self._process.returncode != 0:
+            raise GitFailed(err.decode("utf-8", "replace").strip())
+        return out
+
+    def reap(self) -> None:
+        """Wait for it, whatever it answers (a caller that gave up on it still lets it end
+        before what it reads goes away)."""
+        self._process.communicate()
+
 
 def environment(pins: Sequence[tuple[str, str]], index: str | None) -> dict[str, str]:
     """The user's environment without any ``GIT_*`` variable, plus caesar's pins."""

@@ -2,24 +2,30 @@
 
 pygit2's import alone costs more than git's processes doing the whole reconciliation, and
 git's own stat refresh is threaded. So ``caesar diff`` asks git when it can (``git.program``
-pins what git may run), in five short processes and no change to anything the agent owns:
+pins what git may run), in six short processes (two at once) and no change to anything the
+agent owns:
 
 1. ``rev-parse``: the working tree's root, its git directory, the base's id;
 2. ``config --list``: the filter drivers and transports to neutralise;
 3. ``add -A`` into a copy of the worktree's index (``GIT_INDEX_FILE`` in a private temporary
    directory, the copy's times kept so git's racy-entry check still sees what it would), the
    excluded paths left out by pathspec, so they are never read;
-4. ``write-tree``: the content's tree, as ``content.content_tree`` builds it;
-5. ``diff-tree -M --raw -p`` from the base to that tree, parsed here into the same files,
-   spans and hunks, the index lines abbreviated as libgit2 writes them (7 digits) and type
-   changes written as libgit2 writes them (one section, no hunk).
+4. ``write-tree``: the content's tree, as ``content.content_tree`` builds it; and at the
+   same time
+5. ``diff-index --cached -M --raw -p`` from the base to that index (the same entries as the
+   tree's: intent-to-add entries invisible, as ``write-tree`` leaves them out, and a conflict
+   fails ``write-tree``), parsed here into the same files, spans and hunks, the index lines
+   abbreviated as libgit2 writes them (7 digits) and type changes written as libgit2 writes
+   them (one section, no hunk).
 
 Changes outside the selection are put back as the base has them (``update-index``) and the tree
-written again, as ``diff.reconcile`` rebuilds its tree. Whatever git cannot answer the way
-pygit2 would -- a submodule or nested repository in the diff, a ``core.abbrev``, a refusal of
-any kind (a damaged index, an unreadable file, a conflict, no git) -- returns None, and the
-caller asks pygit2, whose answer and errors are the reference. ``tests/git/test_viagit.py``
-runs both over generated trees.
+written again, as ``diff.reconcile`` rebuilds its tree. A file that keeps its content (an exact
+rename, a mode change) says nothing of it in a patch: whether it is binary comes from a
+``--numstat`` of those files alone (the whole diff's when that run pairs them otherwise).
+Whatever git cannot answer the way pygit2 would -- a submodule or nested repository in the
+diff, a ``core.abbrev``, a refusal of any kind (a damaged index, an unreadable file, a
+conflict, no git) -- returns None, and the caller asks pygit2, whose answer and errors are the
+reference. ``tests/git/test_viagit.py`` runs both over generated trees.
 """
 
 from __future__ import annotations
@@ -58,11 +64,15 @@ _ACTIONS = {
     "R": ChangeAction.RENAMED,
 }
 _ZERO = "0" * 40
-_DIFF = (
-    "diff-tree", "-r", "-M", "--raw", "-z", "--full-index", "--no-indent-heuristic",
-    "--diff-algorithm=myers", "--no-ext-diff",
-    "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
+_OPTIONS = (
+    "-M", "--raw", "-z", "--full-index", "--no-indent-heuristic", "--diff-algorithm=myers",
+    "--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/",
+    "--no-relative",
 )  # fmt: skip
+_INDEX_DIFF = ("diff-index", "--cached", "--ita-invisible-in-index", *_OPTIONS)
+_TREE_DIFF = ("diff-tree", "-r", *_OPTIONS)
+_PATHSPEC_BYTES = 64 * 1024
+"""The most a run's path arguments hold (far below any system's limit)."""
 
 
 def changes(
@@ -169,10 +179,16 @@ def _copy_index(source: str, dest: str) -> None:
 def _diff(
     git: Git, top: str, index: str, base: str, with_patch: bool
 ) -> tuple[str, list[RawEntry], bytes]:
-    """The tree of ``index``, the raw entries from ``base`` to it, and the patch (or numstat)."""
-    tree = git.run(["write-tree"], top, index=index).decode().strip()
+    """The tree of ``index``, the raw entries from ``base`` to it, and the patch (or numstat):
+    ``write-tree`` and the diff of the same index run at once."""
+    writing = git.start(["write-tree"], top, index=index)
     shape = ["-p", "-U3", "--inter-hunk-context=0"] if with_patch else ["--numstat"]
-    out = git.run([*_DIFF, *shape, base, tree], top)  # -U implies -p: never with --numstat
+    try:  # -U implies -p: never with --numstat
+        out = git.run([*_INDEX_DIFF, *shape, base], top, index=index)
+    except BaseException:
+        writing.reap()
+        raise
+    tree = writing.result().decode().strip()
     entries, rest = read_raw(out)
     return tree, entries, rest
 
@@ -180,12 +196,24 @@ def _diff(
 def _counts_if_same_content(
     git: Git, top: str, base: str, tree: str, entries: Sequence[RawEntry]
 ) -> list[tuple[bool, int, int]] | None:
-    """The ``--numstat`` of the same diff when a file in it keeps its content (an exact
+    """The ``--numstat`` of each entry when a file in the diff keeps its content (an exact
     rename, a mode change): a patch says nothing of that content, and whether it is binary
-    is only said there (libgit2 reads the blob). None, without a second run, otherwise."""
-    if not any(_same_content(e) for e in entries):
+    is only said there (libgit2 reads the blob). None, without a second run, otherwise.
+
+    The run is limited to those files' paths when it then finds exactly those entries (the
+    same pairs: an exact rename's sides are both in it); anything else (a path that is a
+    directory on the other side, a pairing of its own) and it is the whole diff's."""
+    kept = [entry for entry in entries if _same_content(entry)]
+    if not kept:
         return None
-    out = git.run([*_DIFF, "--numstat", base, tree], top)
+    specs = sorted({f":(literal){path}" for e in kept for path in (e.old_path, e.path)})
+    if sum(len(spec) + 1 for spec in specs) <= _PATHSPEC_BYTES:
+        out = git.run([*_TREE_DIFF, "--numstat", base, tree, "--", *specs], top)
+        found, rest = read_raw(out)
+        if found == kept:
+            counts = iter(read_numstat(rest))
+            return [next(counts) if _same_content(e) else (False, 0, 0) for e in entries]
+    out = git.run([*_TREE_DIFF, "--numstat", base, tree], top)
     return read_numstat(read_raw(out)[1])
 
 

@@ -346,3 +346,48 @@ def test_an_excluded_path_the_project_ignores_is_left_out_by_git(tmp_path: Path)
     assert found is not None
     same(root, base)
     assert _tree_by_git(root, exclusions(())) == take_snapshot(root).tree
+
+
+def test_a_binary_file_kept_as_it_was_is_still_said_binary(tmp_path: Path) -> None:
+    """An exact rename and a mode change say nothing of the content in a patch: whether it
+    is binary is git's ``--numstat`` of those files, as libgit2 reads it from the blob."""
+    root = tmp_path / "repo"
+    base = make_base(root)
+    (root / "x.bin").rename(root / "moved.bin")
+    (root / "a.txt").rename(root / "moved-a.txt")
+    (root / "run.sh").chmod(0o755)
+    apply_op(root, "modify", 2)
+    same(root, base)
+    found = viagit.changes(root, base, peel="commit", with_patch=True)
+    assert found is not None
+    kept = {f.path: f for f in found.files}
+    assert kept["moved.bin"].binary
+    assert "Binary files a/x.bin and b/moved.bin differ" in found.patch
+    assert not kept["moved-a.txt"].binary
+
+
+def test_a_kept_file_whose_name_is_a_directory_on_the_other_side(tmp_path: Path) -> None:
+    """``a.txt`` moved as it was, and a directory ``a.txt/`` made in its place: a ``--numstat``
+    of the kept files' paths alone would also find the directory's files, so it is the whole
+    diff's, and the answer the same."""
+    root = tmp_path / "repo"
+    base = make_base(root)
+    (root / "a.txt").rename(root / "moved-a.txt")
+    (root / "a.txt").mkdir()
+    (root / "a.txt" / "inside.txt").write_bytes(text(7))
+    (root / "x.bin").rename(root / "moved.bin")
+    same(root, base)
+
+
+def test_intent_to_add_entries_count_as_their_content(tmp_path: Path) -> None:
+    """``git add -N`` in the agent's index: the file counts as it is on disk; under an
+    excluded path, not at all (as ``write-tree`` leaves such an entry out)."""
+    root = tmp_path / "repo"
+    base = make_base(root)
+    (root / "new.txt").write_bytes(text(3))
+    (root / "dir" / "later.txt").write_bytes(text(4))
+    git(root, "add", "-N", "new.txt", "dir/later.txt")
+    same(root, base)
+    same(root, base, exclude=("dir",))
+    (root / "new.txt").unlink()
+    same(root, base)
