@@ -26,7 +26,6 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 MINIMUM = (2, 31)
 """``GIT_CONFIG_COUNT`` (2.31) carries pins whatever bytes a key holds."""
@@ -50,12 +49,15 @@ class GitFailed(Exception):
     """The program is missing, too old, or refused: the caller falls back to pygit2."""
 
 
-@dataclass(frozen=True, slots=True)
 class Git:
-    """The program and the config pins of one repository (see :func:`pins`)."""
+    """The program and the config pins of one repository (see :func:`pins`). (A plain class:
+    ``dataclasses`` costs ``caesar diff`` more to import than git takes to start.)"""
 
-    path: str
-    pins: tuple[tuple[str, str], ...] = FIXED_PINS
+    __slots__ = ("path", "pins")
+
+    def __init__(self, path: str, pins: tuple[tuple[str, str], ...] = FIXED_PINS) -> None:
+        self.path = path
+        self.pins = pins
 
     def run(
         self,
@@ -215,9 +217,20 @@ def add_all(git: Git, top: str, index: str, excludes: Sequence[str]) -> None:
     in-place task's ``.caesar/`` in the project's ``.gitignore``): it counts the exclusion as
     naming that path. That notice, naming only excluded paths, is not a failure.
     """
+    added(start_add_all(git, top, index, excludes), excludes)
+
+
+def start_add_all(git: Git, top: str, index: str, excludes: Sequence[str]) -> Running:
+    """:func:`add_all` started: :func:`added` waits for it."""
     pathspec = [f":(exclude,literal){path}" for path in excludes]
+    return git.start(["add", "-A", "--", *pathspec], top, index=index)
+
+
+def added(adding: Running, excludes: Sequence[str]) -> None:
+    """The end of :func:`start_add_all`'s run: :class:`GitFailed` when it failed (the notice
+    of :func:`add_all` apart)."""
     try:
-        git.run(["add", "-A", "--", *pathspec], top, index=index)
+        adding.result()
     except GitFailed as failed:
         lines = str(failed).splitlines()
         if lines[:1] != [IGNORED_NOTICE] or not lines[1:] or not set(lines[1:]) <= set(excludes):

@@ -31,10 +31,7 @@ reference. ``tests/git/test_viagit.py`` runs both over generated trees.
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 from caesar_core.actions import ChangeAction
@@ -52,8 +49,8 @@ from caesar_core.git.difftree import (
 )
 from caesar_core.git.hunks import GITLINK_MODE, LINK_MODE, Sides, file_hunks
 from caesar_core.git.paths import exclusions, normalize_rel, under_any
-from caesar_core.git.program import Git, GitFailed, add_all, find, pins
-from caesar_core.layout import CAESAR_DIR
+from caesar_core.git.program import Git, GitFailed
+from caesar_core.git.staging import Staging, revision, staged
 
 _ACTIONS = {
     "A": ChangeAction.CREATED,
@@ -83,18 +80,40 @@ def changes(
     exclude: Sequence[str] = (),
     with_patch: bool = False,
     paths: Sequence[str] | None = None,
+    started: Staging | None = None,
 ) -> TreeDiff | None:
     """What differs between ``base_ref`` (peeled to ``peel``: ``commit`` or ``tree``) and
     ``workdir``'s content, as ``diff.changes_since`` / ``changes_between`` tell it; None when
-    git cannot tell it the same way (then pygit2 does)."""
+    git cannot tell it the same way (then pygit2 does). ``started`` is
+    :func:`caesar_core.git.staging.begin`'s staging for the same arguments, if the caller
+    started it (taken, and closed, here; one for other arguments is closed unused)."""
+    try:
+        return _changes(workdir, base_ref, peel, exclude, with_patch, paths, started)
+    finally:
+        if started is not None:
+            started.close()
+
+
+def _changes(
+    workdir: Path,
+    base_ref: str,
+    peel: str,
+    exclude: Sequence[str],
+    with_patch: bool,
+    paths: Sequence[str] | None,
+    started: Staging | None,
+) -> TreeDiff | None:
     if base_ref.startswith("-"):
         return None
     excludes = exclusions(exclude)
     selected = None if paths is None else [normalize_rel(p, "selected path") for p in paths]
     if selected is not None and "" in selected:
         selected = None
+    rev = revision(base_ref, peel)
     try:
-        with staged(workdir, f"{base_ref}^{{{peel}}}", excludes) as work:
+        if started is not None and started.key != (str(workdir), rev, tuple(excludes)):
+            started = None  # closed unused by the caller
+        with started if started is not None else staged(workdir, rev, excludes) as work:
             if work is None:
                 return None
             git, top, index, base = work.git, work.top, work.index, work.rev
@@ -113,67 +132,6 @@ def changes(
     return assemble(
         label, tree, _sections(entries, patch, targets, with_patch=with_patch, kept=counts)
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Staged:
-    """A working directory's content added into a private index: the pinned program, the
-    repository's root, the index file and the id of the revision it is compared with."""
-
-    git: Git
-    top: str
-    index: str
-    rev: str
-
-
-@contextmanager
-def staged(workdir: Path, rev: str, excludes: Sequence[str]) -> Iterator[Staged | None]:
-    """``workdir``'s content added (``add -A``, ``excludes`` left out) into a copy of its
-    index, in a temporary directory that lasts the block; None for a directory under a root's
-    ``.caesar/`` (:func:`_locate`). :class:`GitFailed` when git cannot."""
-    git = find()
-    top, gitdir, rev_id = _locate(git, workdir, rev)
-    if top is None:
-        yield None
-        return
-    git = pins(git, top)
-    with tempfile.TemporaryDirectory(prefix="caesar-index-") as private:
-        index = os.path.join(private, "index")
-        _copy_index(os.path.join(gitdir, "index"), index)
-        add_all(git, top, index, excludes)
-        yield Staged(git, top, index, rev_id)
-
-
-def _locate(git: Git, workdir: Path, rev: str) -> tuple[str | None, str, str]:
-    """The root and git directory of ``workdir``'s repository and ``rev``'s id; the root is
-    None for a directory under a root's ``.caesar/`` (a task worktree that lost its ``.git``:
-    pygit2's refusal names it)."""
-    out = git.run(["rev-parse", "--show-toplevel", "--absolute-git-dir", rev], str(workdir))
-    lines = out.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) != 3:
-        raise GitFailed("rev-parse answered otherwise")
-    top, gitdir, base = lines
-    try:
-        inner = workdir.resolve().relative_to(Path(top).resolve()).parts
-    except ValueError:
-        inner = ()
-    return (None if inner[:1] == (CAESAR_DIR,) else top), gitdir, base
-
-
-def _copy_index(source: str, dest: str) -> None:
-    """A copy of the worktree's index with its times: git trusts an entry's stat data only
-    when the file is older than the index, and a copy made now would hide a racy write."""
-    try:
-        with open(source, "rb") as src:
-            data = src.read()
-            info = os.fstat(src.fileno())
-    except FileNotFoundError:
-        return  # no index yet: everything is untracked, as pygit2 sees it
-    except OSError as exc:
-        raise GitFailed(str(exc)) from exc
-    with open(dest, "wb") as out:
-        out.write(data)
-    os.utime(dest, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
 def _diff(
