@@ -35,7 +35,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from caesar_core.actions import ChangeAction
-from caesar_core.git.changes import FileChange, TreeDiff, assemble, link_leaves_repository
+from caesar_core.git.changes import (
+    FileChange,
+    PatchSpan,
+    Spans,
+    TreeDiff,
+    assemble,
+    link_leaves_repository,
+)
 from caesar_core.git.difftree import (
     RawEntry,
     file_lines,
@@ -238,6 +245,7 @@ def _sections(
     else:
         pieces, counts = [], read_numstat(rest)
     sections: list[tuple[FileChange, str]] = []
+    spans = Spans()  # made here as ``assemble`` makes them, so no change is built twice
     at = 0
     for n, entry in enumerate(entries):
         data = b""
@@ -260,8 +268,8 @@ def _sections(
                 data += file_lines(entry)  # libgit2 names the sides of a change with no hunk
         elif counts is not None:
             stats = counts[n]
-        change = _change(entry, data, stats, targets)
-        sections.append((change, data.decode("utf-8", "replace")))
+        text = data.decode("utf-8", "replace")
+        sections.append((_change(entry, data, stats, targets, spans.of(text)), text))
     return sections
 
 
@@ -270,8 +278,10 @@ def _change(
     data: bytes,
     stats: tuple[bool, int, int],
     targets: dict[str, str],
+    span: PatchSpan | None,
 ) -> FileChange:
-    """The change ``entry`` makes; ``stats`` are whether it is binary and its line counts."""
+    """The change ``entry`` makes; ``stats`` are whether it is binary and its line counts,
+    ``span`` where its section is in the patch."""
     binary, additions, deletions = stats
     action = _ACTIONS.get(entry.status, ChangeAction.MODIFIED)
     target = (
@@ -299,6 +309,7 @@ def _change(
         binary=binary,
         link_target=target,
         link_outside=target is not None and link_leaves_repository(entry.path, target),
+        span=span,
         hunks=file_hunks(sides, data) if data else (),
         old_blob=None if not entry.old_mode or entry.old_id == _ZERO else entry.old_id,
         new_blob=None if not entry.new_mode or entry.new_id == _ZERO else entry.new_id,
