@@ -23,9 +23,10 @@ differently, and the caller then leaves the work to pygit2.
 from __future__ import annotations
 
 import os
+import selectors
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 MINIMUM = (2, 31)
 """``GIT_CONFIG_COUNT`` (2.31) carries pins whatever bytes a key holds."""
@@ -101,24 +102,58 @@ class Git:
 
 
 class Running:
-    """A run of git under way (:meth:`Git.start`)."""
+    """A run of git under way (:meth:`Git.start`): its output read once, by :meth:`result`
+    (all of it), :meth:`chunks` (as it comes) or :meth:`reap` (thrown away)."""
 
-    __slots__ = ("_process",)
+    __slots__ = ("_process", "_read")
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self._process = process
+        self._read = False
 
     def result(self) -> bytes:
         """Its stdout once it exits; :class:`GitFailed` when it exits non-zero."""
+        self._read = True
         out, err = self._process.communicate()
         if self._process.returncode != 0:
             raise GitFailed(err.decode("utf-8", "replace").strip())
         return out
 
+    def chunks(self) -> Iterator[bytes]:
+        """Its stdout as it comes, its stderr read beside (a full pipe would stop git); then
+        :class:`GitFailed` when it exits non-zero."""
+        self._read = True
+        process = self._process
+        assert process.stdout is not None and process.stderr is not None
+        out, errors = process.stdout.fileno(), []
+        with selectors.DefaultSelector() as selector:
+            selector.register(out, selectors.EVENT_READ)
+            selector.register(process.stderr.fileno(), selectors.EVENT_READ)
+            while selector.get_map():
+                for key, _ in selector.select():
+                    data = os.read(key.fd, _CHUNK)
+                    if not data:
+                        selector.unregister(key.fd)
+                    elif key.fd == out:
+                        yield data
+                    else:
+                        errors.append(data)
+        process.communicate()  # closes the pipes, waits
+        if process.returncode != 0:
+            raise GitFailed(b"".join(errors).decode("utf-8", "replace").strip())
+
     def reap(self) -> None:
         """Wait for it, whatever it answers (a caller that gave up on it still lets it end
-        before what it reads goes away)."""
+        before what it reads goes away); a run still writing is stopped."""
+        if self._process.returncode is not None:
+            return  # waited for already
+        if self._read:
+            self._process.kill()  # its output was being read, and no longer is
+        self._read = True
         self._process.communicate()
+
+
+_CHUNK = 1 << 16
 
 
 def environment(pins: Sequence[tuple[str, str]], index: str | None) -> dict[str, str]:

@@ -31,7 +31,7 @@ reference. ``tests/git/test_viagit.py`` runs both over generated trees.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from caesar_core.actions import ChangeAction
@@ -44,6 +44,7 @@ from caesar_core.git.changes import (
     link_leaves_repository,
 )
 from caesar_core.git.difftree import (
+    PatchReader,
     RawEntry,
     file_lines,
     libgit2_header,
@@ -51,7 +52,6 @@ from caesar_core.git.difftree import (
     read_numstat,
     read_raw,
     section_stats,
-    split_sections,
     type_change_section,
 )
 from caesar_core.git.hunks import GITLINK_MODE, LINK_MODE, Sides, file_hunks
@@ -124,38 +124,80 @@ def _changes(
             if work is None:
                 return None
             git, top, index, base = work.git, work.top, work.index, work.rev
-            tree, entries, patch = _diff(git, top, index, base, with_patch)
-            if any(GITLINK_MODE in (e.old_mode, e.new_mode) for e in entries):
-                return None
-            undo = _outside(entries, excludes, selected)
-            if undo:
-                git.run(["update-index", "-z", "--index-info"], top, index=index, stdin=undo)
-                tree, entries, patch = _diff(git, top, index, base, with_patch)
-            targets = _link_targets(git, top, entries)
-            counts = _counts_if_same_content(git, top, base, tree, entries) if with_patch else None
+            run = _Diff(git, top, index, base, with_patch)
+            try:
+                if any(GITLINK_MODE in (e.old_mode, e.new_mode) for e in run.entries):
+                    return None
+                undo = _outside(run.entries, excludes, selected)
+                if undo:
+                    run.close()
+                    git.run(["update-index", "-z", "--index-info"], top, index=index, stdin=undo)
+                    run = _Diff(git, top, index, base, with_patch)
+                sections = _read(run, git, top, base)
+                tree = run.tree()
+            finally:
+                run.close()
     except GitFailed:
         return None
     label = base_ref if peel == "tree" else base  # as pygit2's answer names it
-    return assemble(
-        label, tree, _sections(entries, patch, targets, with_patch=with_patch, kept=counts)
-    )
+    return assemble(label, tree, sections)
 
 
-def _diff(
-    git: Git, top: str, index: str, base: str, with_patch: bool
-) -> tuple[str, list[RawEntry], bytes]:
-    """The tree of ``index``, the raw entries from ``base`` to it, and the patch (or numstat):
-    ``write-tree`` and the diff of the same index run at once."""
-    writing = git.start(["write-tree"], top, index=index)
-    shape = ["-p", "-U3", "--inter-hunk-context=0"] if with_patch else ["--numstat"]
-    try:  # -U implies -p: never with --numstat
-        out = git.run([*_INDEX_DIFF, *shape, base], top, index=index)
-    except BaseException:
-        writing.reap()
-        raise
-    tree = writing.result().decode().strip()
-    entries, rest = read_raw(out)
-    return tree, entries, rest
+def _read(run: _Diff, git: Git, top: str, base: str) -> list[tuple[FileChange, str]]:
+    """The sections of ``run``'s diff, each read as git writes it (the numstat of files kept
+    as they were asked for when the first is met)."""
+    entries = run.entries
+    targets = _link_targets(git, top, entries)
+    if not run.with_patch:
+        return _sections(entries, iter(()), targets, counts=read_numstat(run.reader.rest()))
+    counts: list[Sequence[tuple[bool, int, int]] | None] = []
+
+    def kept() -> Sequence[tuple[bool, int, int]] | None:
+        if not counts:
+            counts.append(_counts_if_same_content(git, top, base, run.tree(), entries))
+        return counts[0]
+
+    pieces = run.reader.sections()
+    sections = _sections(entries, pieces, targets, kept=kept)
+    for _ in pieces:  # the rest (none), to git's exit
+        pass
+    return sections
+
+
+class _Diff:
+    """``write-tree`` of an index and the diff from ``base`` to it (``--numstat``, or the
+    patch), started at once; the raw entries read, the rest to read as it comes."""
+
+    def __init__(self, git: Git, top: str, index: str, base: str, with_patch: bool) -> None:
+        self.with_patch = with_patch
+        self._tree: str | None = None
+        shape = ["-p", "-U3", "--inter-hunk-context=0"] if with_patch else ["--numstat"]
+        self._writing = git.start(["write-tree"], top, index=index)
+        try:  # -U implies -p: never with --numstat
+            self._diffing = git.start([*_INDEX_DIFF, *shape, base], top, index=index)
+        except BaseException:
+            self._writing.reap()
+            raise
+        self.reader = PatchReader(self._diffing.chunks())
+        try:
+            self.entries = self.reader.entries()
+        except ValueError as error:
+            self.close()
+            raise GitFailed(str(error)) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def tree(self) -> str:
+        """The index's tree (once ``write-tree`` is done)."""
+        if self._tree is None:
+            self._tree = self._writing.result().decode().strip()
+        return self._tree
+
+    def close(self) -> None:
+        """Both runs ended (one still writing is stopped)."""
+        self._diffing.reap()
+        self._writing.reap()
 
 
 def _counts_if_same_content(
@@ -231,34 +273,31 @@ def _link_targets(git: Git, top: str, entries: Sequence[RawEntry]) -> dict[str, 
 
 def _sections(
     entries: Sequence[RawEntry],
-    rest: bytes,
+    pieces: Iterator[bytes],
     targets: dict[str, str],
     *,
-    with_patch: bool,
-    kept: Sequence[tuple[bool, int, int]] | None = None,
+    counts: Sequence[tuple[bool, int, int]] | None = None,
+    kept: Callable[[], Sequence[tuple[bool, int, int]] | None] = lambda: None,
 ) -> list[tuple[FileChange, str]]:
-    """Each entry's change and its section of the patch (empty without one); ``kept`` is
-    the diff's ``--numstat`` when a file keeps its content (:func:`_counts_if_same_content`)."""
-    if with_patch:
-        pieces = split_sections(rest)
-        counts = None
-    else:
-        pieces, counts = [], read_numstat(rest)
+    """Each entry's change and its section of the patch ``pieces`` (empty with the diff's
+    ``counts``, its ``--numstat``, and no patch); ``kept()`` is the ``--numstat`` read when a
+    file keeps its content (:func:`_counts_if_same_content`)."""
+    with_patch = counts is None
     sections: list[tuple[FileChange, str]] = []
     spans = Spans()  # made here as ``assemble`` makes them, so no change is built twice
-    at = 0
     for n, entry in enumerate(entries):
         data = b""
         stats = (False, 0, 0)
         if entry.status == "T":  # git writes a deletion and an addition; libgit2 one section
-            at += 2 if with_patch else 0
-            data = type_change_section(entry) if with_patch else b""
+            if with_patch:
+                _next(pieces), _next(pieces)
+                data = type_change_section(entry)
         elif with_patch:
-            data = libgit2_header(pieces[at])
-            at += 1
+            data = libgit2_header(_next(pieces))
             stats = section_stats(data)
-            if kept is not None and _same_content(entry):
-                if kept[n][0] and not stats[0]:  # as libgit2 writes a binary file kept
+            if _same_content(entry):
+                same = kept()
+                if same is not None and same[n][0] and not stats[0]:  # binary, libgit2 says
                     old, new = quoted("a/" + entry.old_path), quoted("b/" + entry.path)
                     data += f"Binary files {old} and {new} differ\n".encode(
                         "utf-8", "surrogateescape"
@@ -271,6 +310,13 @@ def _sections(
         text = data.decode("utf-8", "replace")
         sections.append((_change(entry, data, stats, targets, spans.of(text)), text))
     return sections
+
+
+def _next(pieces: Iterator[bytes]) -> bytes:
+    """The patch's next section; :class:`GitFailed` where it has none left."""
+    for piece in pieces:
+        return piece
+    raise GitFailed("the patch ends before its files")
 
 
 def _change(

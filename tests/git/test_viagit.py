@@ -17,6 +17,7 @@ from caesar_core.git import viagit
 from caesar_core.git.changes import TreeDiff
 from caesar_core.git.diff import Snapshot, changes_between_by_pygit2, changes_since_by_pygit2
 from caesar_core.git.diff import snapshot_by_pygit2 as take_snapshot
+from caesar_core.git.difftree import PatchReader, read_raw, split_sections
 from caesar_core.git.paths import exclusions
 from caesar_core.git.snapshot_by_git import _tree_by_git
 from caesar_core.protocol.report import ChangeAction
@@ -391,3 +392,40 @@ def test_intent_to_add_entries_count_as_their_content(tmp_path: Path) -> None:
     same(root, base, exclude=("dir",))
     (root / "new.txt").unlink()
     same(root, base)
+
+
+@pytest.fixture(scope="module")
+def diff_output(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """``diff-tree -M --raw -z -p`` of many kinds of change."""
+    root = tmp_path_factory.mktemp("stream") / "repo"
+    base = make_base(root)
+    for n, op in enumerate(
+        ["nonl", "modify", "rename", "untracked", "delete", "typechange", "binary", "raw_name"]
+    ):
+        apply_op(root, op, n)
+    git(root, "add", "-A")
+    tree = git(root, "write-tree").strip()
+    raw = subprocess.run(
+        ["git", "diff-tree", "-r", "-M", "--raw", "-z", "-p", base, tree],
+        cwd=root, env=ENV, check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    assert raw.count(b"\ndiff --git ") >= 6
+    return raw
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sizes=st.lists(st.integers(1, 300), min_size=1, max_size=30))
+def test_a_patch_read_as_it_comes_is_read_as_a_whole(diff_output: bytes, sizes: list[int]) -> None:
+    """The diff's output cut anywhere into chunks (as a pipe gives it) reads as the whole."""
+    chunks: list[bytes] = []
+    at = 0
+    while at < len(diff_output):
+        size = sizes[len(chunks) % len(sizes)]
+        chunks.append(diff_output[at : at + size])
+        at += size
+    reader = PatchReader(iter(chunks))
+    entries, rest = read_raw(diff_output)
+    assert reader.entries() == entries
+    assert list(reader.sections()) == split_sections(rest)
