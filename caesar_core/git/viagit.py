@@ -335,17 +335,6 @@ def _change(
         if entry.new_mode == LINK_MODE and action is not ChangeAction.DELETED
         else None
     )
-    old_path = entry.old_path if entry.status in "RC" else entry.path
-    sides = Sides(
-        status=entry.status,
-        old_path=old_path,
-        old_id=entry.old_id,
-        old_mode=entry.old_mode,
-        new_path=entry.path,
-        new_id=entry.new_id,
-        new_mode=entry.new_mode,
-        binary=binary,
-    )
     return FileChange(
         path=entry.path,
         action=action,
@@ -356,9 +345,23 @@ def _change(
         link_target=target,
         link_outside=target is not None and link_leaves_repository(entry.path, target),
         span=span,
-        hunks=file_hunks(sides, data) if data else (),
+        hunks=file_hunks(_sides(entry, binary), data) if data else (),
         old_blob=None if not entry.old_mode or entry.old_id == _ZERO else entry.old_id,
         new_blob=None if not entry.new_mode or entry.new_id == _ZERO else entry.new_id,
         old_mode=entry.old_mode,
         new_mode=entry.new_mode,
+    )
+
+
+def _sides(entry: RawEntry, binary: bool) -> Sides:
+    """``entry``'s two sides, as :func:`~caesar_core.git.hunks.file_hunks` reads them."""
+    return Sides(
+        status=entry.status,
+        old_path=entry.old_path if entry.status in "RC" else entry.path,
+        old_id=entry.old_id,
+        old_mode=entry.old_mode,
+        new_path=entry.path,
+        new_id=entry.new_id,
+        new_mode=entry.new_mode,
+        binary=binary,
     )
