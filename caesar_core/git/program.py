@@ -208,7 +208,11 @@ def pins(git: Git, cwd: str) -> Git:
     """``git`` with the pins for the repository at ``cwd``: the fixed ones, and the filter
     drivers and transports its config names, neutralised. :class:`GitFailed` when the config
     holds what libgit2 reads otherwise (``core.abbrev``)."""
-    listed = git.run(["config", "-z", "--list"], cwd)
+    return pinned(git, git.run(["config", "-z", "--list"], cwd))
+
+
+def pinned(git: Git, listed: bytes) -> Git:
+    """:func:`pins` from the repository's ``config -z --list``, ``listed``."""
     return Git(git.path, FIXED_PINS + tuple(neutralised(config_keys(listed))))
 
 

@@ -2,9 +2,10 @@
 the first steps of :mod:`caesar_core.git.viagit`'s reconciliation and of
 :mod:`caesar_core.git.snapshot_by_git`'s snapshot.
 
-``rev-parse`` (the root, the git directory, the revision's id), ``config --list`` (the pins,
-:func:`caesar_core.git.program.pins`), a copy of the index with its times (git's racy-entry
-check still sees what it would), then ``add -A`` into it, the excluded paths left out by
+``rev-parse`` (the root, the git directory, the revision's id) and, at the same time,
+``config --list`` (the pins, :func:`caesar_core.git.program.pins`); a copy of the index with
+its times (git's racy-entry check still sees what it would), then ``add -A`` into it, the
+excluded paths left out by
 pathspec. :class:`Staging` starts that ``add`` and returns: its caller may do other work
 while git's stat of the tree runs (``caesar diff --json`` imports what builds its answer),
 then enters it to wait. Light on purpose (no ``dataclasses``, nothing of the diff's model):
@@ -20,7 +21,15 @@ from pathlib import Path
 from types import TracebackType
 
 from caesar_core.git.paths import exclusions
-from caesar_core.git.program import Git, GitFailed, Running, added, find, pins, start_add_all
+from caesar_core.git.program import (
+    Git,
+    GitFailed,
+    Running,
+    added,
+    find,
+    pinned,
+    start_add_all,
+)
 from caesar_core.layout import CAESAR_DIR
 
 
@@ -50,10 +59,15 @@ class Staging:
         self._adding: Running | None = None
         self._work: Staged | None = None
         git = find()
-        top, gitdir, rev_id = _locate(git, workdir, rev)
+        listing = git.start(["config", "-z", "--list"], str(workdir))  # the same repository's
+        try:
+            top, gitdir, rev_id = _locate(git, workdir, rev)
+            listed = listing.result()
+        finally:
+            listing.reap()
         if top is None:
             return
-        git = pins(git, top)
+        git = pinned(git, listed)
         self._private = tempfile.TemporaryDirectory(prefix="caesar-index-")
         try:
             index = os.path.join(self._private.name, "index")
