@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from json.encoder import encode_basestring
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 """The exact types the C encoder writes as ``json.dumps`` would; subclasses (enums) and
 anything else take the walk."""
+_STR = frozenset({str})
 
 
 def dumps(value: Any, *, default: Callable[[Any], Any] = str) -> str:
@@ -68,8 +69,8 @@ class _Writer:
         items = value.values() if isinstance(value, dict) else value
         if (
             type(value) in (dict, list)
-            and all(type(item) in _SCALARS for item in items)
-            and (not is_dict or all(type(key) is str for key in value))
+            and _SCALARS.issuperset(map(type, items))
+            and (not is_dict or _STR.issuperset(map(type, value)))
         ):
             text = self.leaf(inner)(value)  # "{a, b}" with the separators of this level
             self.out.append(text[0] + inner + text[1:-1] + newline + text[-1])
@@ -114,14 +115,39 @@ class _Writer:
         self.seen.add(marker)
 
     def leaf(self, inner: str) -> Callable[[Any], str]:
-        """The C encoder writing a container of scalars with the separators of one level."""
+        """The C encoder writing a container of scalars with the separators of one level
+        (made once: ``JSONEncoder.encode`` makes it again at every call)."""
         encode = self.leaves.get(inner)
         if encode is None:
             encoder = json.JSONEncoder(
                 ensure_ascii=False, check_circular=False, separators=("," + inner, ": ")
             )
-            encode = self.leaves[inner] = encoder.encode
+            encode = self.leaves[inner] = _one_shot(encoder)
         return encode
+
+
+def _one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+    """``encoder.encode`` of a container of scalars: the C encoder it makes for one call,
+    made once (as ``JSONEncoder.iterencode`` makes it: no circularity markers, since
+    ``check_circular`` is off, and no indent); ``encode`` itself without the C encoder."""
+    if c_make_encoder is None:  # pragma: no cover - CPython has it
+        return encoder.encode
+    iterencode = c_make_encoder(
+        None,
+        encoder.default,
+        encode_basestring,
+        None,
+        encoder.key_separator,
+        encoder.item_separator,
+        encoder.sort_keys,
+        encoder.skipkeys,
+        encoder.allow_nan,
+    )
+
+    def encode(value: Any) -> str:
+        return "".join(iterencode(value, 0))
+
+    return encode
 
 
 def _key(key: Any) -> str:

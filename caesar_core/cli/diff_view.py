@@ -34,10 +34,13 @@ def show_json(root: Path, task_id: str) -> tuple[str, str, int] | None:
     source = read_diff_source(root, task_id)
     if source is None:
         return None
+    from caesar_core.runner.taskdiff import start_task_diff
+
+    started = start_task_diff(source)  # git stats the work while the rest is imported
     from caesar_core.runner.taskdiff import GitCannotTellError, task_diff
 
     try:
-        changes = task_diff(source, with_patch=True, pygit2=False)
+        changes = task_diff(source, with_patch=True, pygit2=False, started=started)
     except GitCannotTellError:
         return None
     return json_answer_text(task_id, changes), "", 0

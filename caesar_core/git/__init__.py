@@ -18,9 +18,9 @@ its diff without loading the apply machinery.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from caesar_core.lazy import exports
+
+TYPE_CHECKING = False  # typing costs ~4 ms, before caesar diff --json starts git
 
 if TYPE_CHECKING:
     from caesar_core.git.apply import (

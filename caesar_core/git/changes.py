@@ -169,7 +169,7 @@ def assemble(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -
     """
     files: list[FileChange] = []
     texts: list[str] = []
-    spans = _Spans()
+    spans = Spans()
     for change, text in sections:
         span = spans.of(text)
         files.append(change if span == change.span else replace(change, span=span))
@@ -178,7 +178,7 @@ def assemble(base: str, tree: str, sections: Iterable[tuple[FileChange, str]]) -
     return TreeDiff(base=base, tree=tree, files=files, patch="".join(texts))
 
 
-class _Spans:
+class Spans:
     """Where each section falls in the patch its sections make, one section after the other."""
 
     def __init__(self) -> None:

@@ -21,8 +21,8 @@ from caesar_core.git.changes import (
     FileChange,
     PatchSpan,
     Snapshot,
+    Spans,
     TreeDiff,
-    _Spans,
     as_unicode,
     assemble,
     link_leaves_repository,
@@ -251,7 +251,7 @@ def reconcile(
 def to_tree_diff(found: Reconciled, base: str, *, with_patch: bool) -> TreeDiff:
     """The public view of a reconciliation: one ``FileChange`` per file, sorted by path."""
     sections: list[tuple[FileChange, str]] = []
-    spans = _Spans()  # made here as ``assemble`` makes them, so no change is built twice
+    spans = Spans()  # made here as ``assemble`` makes them, so no change is built twice
     for patch in found.diff:
         if patch is None:  # pragma: no cover - tree-to-tree deltas always carry a patch
             continue

@@ -23,10 +23,10 @@ differently, and the caller then leaves the work to pygit2.
 from __future__ import annotations
 
 import os
+import selectors
 import shutil
 import subprocess
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 
 MINIMUM = (2, 31)
 """``GIT_CONFIG_COUNT`` (2.31) carries pins whatever bytes a key holds."""
@@ -50,12 +50,15 @@ class GitFailed(Exception):
     """The program is missing, too old, or refused: the caller falls back to pygit2."""
 
 
-@dataclass(frozen=True, slots=True)
 class Git:
-    """The program and the config pins of one repository (see :func:`pins`)."""
+    """The program and the config pins of one repository (see :func:`pins`). (A plain class:
+    ``dataclasses`` costs ``caesar diff`` more to import than git takes to start.)"""
 
-    path: str
-    pins: tuple[tuple[str, str], ...] = FIXED_PINS
+    __slots__ = ("path", "pins")
+
+    def __init__(self, path: str, pins: tuple[tuple[str, str], ...] = FIXED_PINS) -> None:
+        self.path = path
+        self.pins = pins
 
     def run(
         self,
@@ -80,6 +83,77 @@ class Git:
         if done.returncode != 0:
             raise GitFailed(done.stderr.decode("utf-8", "replace").strip())
         return done.stdout
+
+    def start(self, args: Sequence[str], cwd: str, *, index: str | None = None) -> Running:
+        """``git args`` in ``cwd`` started, no input, not waited for: :meth:`Running.result`
+        is :meth:`run`'s answer (two runs that need not wait for each other, at once)."""
+        try:
+            process = subprocess.Popen(
+                [self.path, "--no-pager", *args],
+                cwd=cwd,
+                env=environment(self.pins, index),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise GitFailed(str(exc)) from exc
+        return Running(process)
+
+
+class Running:
+    """A run of git under way (:meth:`Git.start`): its output read once, by :meth:`result`
+    (all of it), :meth:`chunks` (as it comes) or :meth:`reap` (thrown away)."""
+
+    __slots__ = ("_process", "_read")
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self._process = process
+        self._read = False
+
+    def result(self) -> bytes:
+        """Its stdout once it exits; :class:`GitFailed` when it exits non-zero."""
+        self._read = True
+        out, err = self._process.communicate()
+        if self._process.returncode != 0:
+            raise GitFailed(err.decode("utf-8", "replace").strip())
+        return out
+
+    def chunks(self) -> Iterator[bytes]:
+        """Its stdout as it comes, its stderr read beside (a full pipe would stop git); then
+        :class:`GitFailed` when it exits non-zero."""
+        self._read = True
+        process = self._process
+        assert process.stdout is not None and process.stderr is not None
+        out, errors = process.stdout.fileno(), []
+        with selectors.DefaultSelector() as selector:
+            selector.register(out, selectors.EVENT_READ)
+            selector.register(process.stderr.fileno(), selectors.EVENT_READ)
+            while selector.get_map():
+                for key, _ in selector.select():
+                    data = os.read(key.fd, _CHUNK)
+                    if not data:
+                        selector.unregister(key.fd)
+                    elif key.fd == out:
+                        yield data
+                    else:
+                        errors.append(data)
+        process.communicate()  # closes the pipes, waits
+        if process.returncode != 0:
+            raise GitFailed(b"".join(errors).decode("utf-8", "replace").strip())
+
+    def reap(self) -> None:
+        """Wait for it, whatever it answers (a caller that gave up on it still lets it end
+        before what it reads goes away); a run still writing is stopped."""
+        if self._process.returncode is not None:
+            return  # waited for already
+        if self._read:
+            self._process.kill()  # its output was being read, and no longer is
+        self._read = True
+        self._process.communicate()
+
+
+_CHUNK = 1 << 16
 
 
 def environment(pins: Sequence[tuple[str, str]], index: str | None) -> dict[str, str]:
@@ -134,7 +208,11 @@ def pins(git: Git, cwd: str) -> Git:
     """``git`` with the pins for the repository at ``cwd``: the fixed ones, and the filter
     drivers and transports its config names, neutralised. :class:`GitFailed` when the config
     holds what libgit2 reads otherwise (``core.abbrev``)."""
-    listed = git.run(["config", "-z", "--list"], cwd)
+    return pinned(git, git.run(["config", "-z", "--list"], cwd))
+
+
+def pinned(git: Git, listed: bytes) -> Git:
+    """:func:`pins` from the repository's ``config -z --list``, ``listed``."""
     return Git(git.path, FIXED_PINS + tuple(neutralised(config_keys(listed))))
 
 
@@ -178,9 +256,20 @@ def add_all(git: Git, top: str, index: str, excludes: Sequence[str]) -> None:
     in-place task's ``.caesar/`` in the project's ``.gitignore``): it counts the exclusion as
     naming that path. That notice, naming only excluded paths, is not a failure.
     """
+    added(start_add_all(git, top, index, excludes), excludes)
+
+
+def start_add_all(git: Git, top: str, index: str, excludes: Sequence[str]) -> Running:
+    """:func:`add_all` started: :func:`added` waits for it."""
     pathspec = [f":(exclude,literal){path}" for path in excludes]
+    return git.start(["add", "-A", "--", *pathspec], top, index=index)
+
+
+def added(adding: Running, excludes: Sequence[str]) -> None:
+    """The end of :func:`start_add_all`'s run: :class:`GitFailed` when it failed (the notice
+    of :func:`add_all` apart)."""
     try:
-        git.run(["add", "-A", "--", *pathspec], top, index=index)
+        adding.result()
     except GitFailed as failed:
         lines = str(failed).splitlines()
         if lines[:1] != [IGNORED_NOTICE] or not lines[1:] or not set(lines[1:]) <= set(excludes):

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from caesar_core.git.changes import TreeDiff
+from caesar_core.git.staging import Staging
 from caesar_core.git.viagit import changes as changes_by_git
 
 
@@ -23,12 +24,14 @@ def changes(
     exclude: Sequence[str] = (),
     with_patch: bool = False,
     paths: Sequence[str] | None = None,
+    started: Staging | None = None,
 ) -> TreeDiff:
     """What differs between ``base`` (a commit for ``peel="commit"``, a snapshot tree for
-    ``"tree"``) and ``workdir``'s content."""
+    ``"tree"``) and ``workdir``'s content (``started``: see ``viagit.changes``)."""
     found = changes_by_git(
-        workdir, base, peel=peel, exclude=exclude, with_patch=with_patch, paths=paths
-    )
+        workdir, base, peel=peel, exclude=exclude, with_patch=with_patch, paths=paths,
+        started=started,
+    )  # fmt: skip
     if found is not None:
         return found
     from caesar_core.git.diff import (  # pygit2: only when git cannot answer

@@ -19,7 +19,7 @@ from pathlib import Path
 from caesar_core.git.changes import Snapshot
 from caesar_core.git.paths import exclusions
 from caesar_core.git.program import GitFailed
-from caesar_core.git.viagit import staged
+from caesar_core.git.staging import staged
 
 _GITLINK_ENTRY = b"160000 "
 

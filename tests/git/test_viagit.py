@@ -17,6 +17,7 @@ from caesar_core.git import viagit
 from caesar_core.git.changes import TreeDiff
 from caesar_core.git.diff import Snapshot, changes_between_by_pygit2, changes_since_by_pygit2
 from caesar_core.git.diff import snapshot_by_pygit2 as take_snapshot
+from caesar_core.git.difftree import PatchReader, read_raw, split_sections
 from caesar_core.git.paths import exclusions
 from caesar_core.git.snapshot_by_git import _tree_by_git
 from caesar_core.protocol.report import ChangeAction
@@ -346,3 +347,85 @@ def test_an_excluded_path_the_project_ignores_is_left_out_by_git(tmp_path: Path)
     assert found is not None
     same(root, base)
     assert _tree_by_git(root, exclusions(())) == take_snapshot(root).tree
+
+
+def test_a_binary_file_kept_as_it_was_is_still_said_binary(tmp_path: Path) -> None:
+    """An exact rename and a mode change say nothing of the content in a patch: whether it
+    is binary is git's ``--numstat`` of those files, as libgit2 reads it from the blob."""
+    root = tmp_path / "repo"
+    base = make_base(root)
+    (root / "x.bin").rename(root / "moved.bin")
+    (root / "a.txt").rename(root / "moved-a.txt")
+    (root / "run.sh").chmod(0o755)
+    apply_op(root, "modify", 2)
+    same(root, base)
+    found = viagit.changes(root, base, peel="commit", with_patch=True)
+    assert found is not None
+    kept = {f.path: f for f in found.files}
+    assert kept["moved.bin"].binary
+    assert "Binary files a/x.bin and b/moved.bin differ" in found.patch
+    assert not kept["moved-a.txt"].binary
+
+
+def test_a_kept_file_whose_name_is_a_directory_on_the_other_side(tmp_path: Path) -> None:
+    """``a.txt`` moved as it was, and a directory ``a.txt/`` made in its place: a ``--numstat``
+    of the kept files' paths alone would also find the directory's files, so it is the whole
+    diff's, and the answer the same."""
+    root = tmp_path / "repo"
+    base = make_base(root)
+    (root / "a.txt").rename(root / "moved-a.txt")
+    (root / "a.txt").mkdir()
+    (root / "a.txt" / "inside.txt").write_bytes(text(7))
+    (root / "x.bin").rename(root / "moved.bin")
+    same(root, base)
+
+
+def test_intent_to_add_entries_count_as_their_content(tmp_path: Path) -> None:
+    """``git add -N`` in the agent's index: the file counts as it is on disk; under an
+    excluded path, not at all (as ``write-tree`` leaves such an entry out)."""
+    root = tmp_path / "repo"
+    base = make_base(root)
+    (root / "new.txt").write_bytes(text(3))
+    (root / "dir" / "later.txt").write_bytes(text(4))
+    git(root, "add", "-N", "new.txt", "dir/later.txt")
+    same(root, base)
+    same(root, base, exclude=("dir",))
+    (root / "new.txt").unlink()
+    same(root, base)
+
+
+@pytest.fixture(scope="module")
+def diff_output(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """``diff-tree -M --raw -z -p`` of many kinds of change."""
+    root = tmp_path_factory.mktemp("stream") / "repo"
+    base = make_base(root)
+    for n, op in enumerate(
+        ["nonl", "modify", "rename", "untracked", "delete", "typechange", "binary", "raw_name"]
+    ):
+        apply_op(root, op, n)
+    git(root, "add", "-A")
+    tree = git(root, "write-tree").strip()
+    raw = subprocess.run(
+        ["git", "diff-tree", "-r", "-M", "--raw", "-z", "-p", base, tree],
+        cwd=root, env=ENV, check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    assert raw.count(b"\ndiff --git ") >= 6
+    return raw
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sizes=st.lists(st.integers(1, 300), min_size=1, max_size=30))
+def test_a_patch_read_as_it_comes_is_read_as_a_whole(diff_output: bytes, sizes: list[int]) -> None:
+    """The diff's output cut anywhere into chunks (as a pipe gives it) reads as the whole."""
+    chunks: list[bytes] = []
+    at = 0
+    while at < len(diff_output):
+        size = sizes[len(chunks) % len(sizes)]
+        chunks.append(diff_output[at : at + size])
+        at += size
+    reader = PatchReader(iter(chunks))
+    entries, rest = read_raw(diff_output)
+    assert reader.entries() == entries
+    assert list(reader.sections()) == split_sections(rest)
