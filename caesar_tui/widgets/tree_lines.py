@@ -8,8 +8,12 @@ young (their ages count seconds), so that cost was most of an idle ``caesar watc
 by line) from a label's parts, the component styles asked once per frame, and the guides'
 strings; nothing is laid out or rendered through the console.
 
-It follows ``Tree._render_line`` of Textual 8.2.8 (pinned in pyproject.toml): an upgrade of
-Textual is checked by that test and the snapshots.
+A tick that changes only ages draws no line at all: :func:`splice_drawn` puts the new age
+into the line Textual keeps as drawn (with its border, styles and filters).
+
+It follows ``Tree._render_line`` and the styles cache of Textual 8.2.8 (pinned in
+pyproject.toml): an upgrade of Textual is checked by the tests (a line as ``Tree`` draws it;
+a ticked screen as the same screen drawn again) and the snapshots.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from textual.cache import LRUCache
 from textual.strip import Strip
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
     from textual.widgets import Tree
     from textual.widgets.tree import TreeNode
 
@@ -209,3 +214,65 @@ class _Pieces:
     def cut(self) -> None:
         """A style starts here: the next piece is a segment of its own."""
         self._styled = True
+
+
+Age = tuple[int, int, str, str]
+"""An age that changed on screen: its line and first cell (in the widget's content), the text
+the line shows and the text it shows now."""
+
+
+def splice_drawn(widget: Widget, ages: Iterable[Age]) -> set[int]:
+    """Each age's new text put into its line as the widget last drew it whole (Textual keeps
+    each line with its border and styles, ``Widget._styles_cache``): a clock's tick that
+    changes only ages then draws no line again (a line drawn whole goes through Textual's
+    styles, borders and filters: about as long again as drawing it). Only a line drawn and
+    not since marked for drawing is changed, and only where a segment of it starts at the
+    age's cell and reads the old age; the lines changed are returned, and the caller's
+    ``refresh`` of their cells must not draw them again (:func:`keep_drawn`)."""
+    cache = widget._styles_cache
+    drawn, dirty = cache._cache, cache._dirty_lines
+    left, top = widget.content_offset
+    kept: set[int] = set()
+    for y, x, old, new in ages:
+        line = drawn.get(y + top)
+        if line is None or y + top in dirty:
+            continue
+        new_line = _replaced(line, x + left, old, new)
+        if new_line is not None:
+            # The same line through the filters it was shown with (colours as the terminal
+            # gets them): what the next frame would apply to it, done by replacing the same
+            # segment (a filter changes styles, never text).
+            filters = line._filter_cache
+            for key in list(filters.keys()):
+                filtered = filters.get(key)
+                again = _replaced(filtered, x + left, old, new) if filtered else None
+                if again is not None:
+                    new_line._filter_cache[key] = again
+            drawn[y + top] = new_line
+            kept.add(y + top)
+    return kept
+
+
+def keep_drawn(widget: Widget, lines: set[int]) -> None:
+    """The lines :func:`splice_drawn` changed are not drawn again by the refresh of their
+    cells (which still sends those cells to the terminal)."""
+    widget._styles_cache._dirty_lines.difference_update(lines)
+
+
+def _replaced(strip: Strip, x: int, old: str, new: str) -> Strip | None:
+    """``strip`` with the segment that starts at cell ``x`` and reads ``old`` reading ``new``
+    in the same style; None: no segment does, or ``new`` would take other cells."""
+    if cell_len(old) != cell_len(new):
+        return None
+    at = 0
+    for index, segment in enumerate(strip):
+        if at == x:
+            if segment.text != old or segment.control:
+                return None
+            segments = list(strip)
+            segments[index] = Segment(new, segment.style)
+            return Strip(segments, strip.cell_length)
+        if at > x:
+            return None
+        at += cell_len(segment.text)
+    return None
