@@ -132,6 +132,8 @@ class TaskTree(Tree[str]):
         self._age_offsets: LRUCache[tuple[int, ChecksMark], int] = LRUCache(1024)
         """Where a label's age starts (its cells before it), by the serial of its fixed
         parts (the checks mark before it is the same while only the age changes)."""
+        self._spliced: dict[int, tuple[Strip, int]] = {}
+        """The lines a tick last put an age into, and where (``splice_drawn``)."""
         self._widths: dict[str, tuple[TaskView, int]] = {}
         """The cells of what each task's view alone decides of its label, by that view."""
 
@@ -183,7 +185,7 @@ class TaskTree(Tree[str]):
                     aged.append(task_id)
         self._keys = (now, keys)  # the lines drawn next are built with these
         if ages:
-            spliced = splice_drawn(self, changed)  # those lines are not drawn again
+            spliced = splice_drawn(self, changed, self._spliced)  # those lines are not drawn again
             self.refresh(*ages)
             keep_drawn(self, spliced)
             for task_id in aged:

@@ -221,35 +221,44 @@ Age = tuple[int, int, str, str]
 the line shows and the text it shows now."""
 
 
-def splice_drawn(widget: Widget, ages: Iterable[Age]) -> set[int]:
+def splice_drawn(
+    widget: Widget, ages: Iterable[Age], found: dict[int, tuple[Strip, int]]
+) -> set[int]:
     """Each age's new text put into its line as the widget last drew it whole (Textual keeps
     each line with its border and styles, ``Widget._styles_cache``): a clock's tick that
     changes only ages then draws no line again (a line drawn whole goes through Textual's
     styles, borders and filters: about as long again as drawing it). Only a line drawn and
     not since marked for drawing is changed, and only where a segment of it starts at the
     age's cell and reads the old age; the lines changed are returned, and the caller's
-    ``refresh`` of their cells must not draw them again (:func:`keep_drawn`)."""
+    ``refresh`` of their cells must not draw them again (:func:`keep_drawn`).
+
+    ``found``: by line, the line this put there last and the index of its age's segment
+    (kept by the caller between ticks): a line spliced before is not searched again."""
     cache = widget._styles_cache
     drawn, dirty = cache._cache, cache._dirty_lines
     left, top = widget.content_offset
     kept: set[int] = set()
     for y, x, old, new in ages:
-        line = drawn.get(y + top)
-        if line is None or y + top in dirty:
+        at = y + top
+        line = drawn.get(at)
+        if line is None or at in dirty or cell_len(old) != cell_len(new):
             continue
-        new_line = _replaced(line, x + left, old, new)
-        if new_line is not None:
-            # The same line through the filters it was shown with (colours as the terminal
-            # gets them): what the next frame would apply to it, done by replacing the same
-            # segment (a filter changes styles, never text).
-            filters = line._filter_cache
-            for key in list(filters.keys()):
-                filtered = filters.get(key)
-                again = _replaced(filtered, x + left, old, new) if filtered else None
-                if again is not None:
-                    new_line._filter_cache[key] = again
-            drawn[y + top] = new_line
-            kept.add(y + top)
+        last = found.get(at)
+        index = last[1] if last is not None and last[0] is line else _segment_at(line, x + left)
+        if index is None or index >= len(line) or line._segments[index].text != old:
+            continue
+        new_line = _with_text(line, index, new)
+        # The same line through the filters it was shown with (colours as the terminal gets
+        # them): what the next frame would apply to it, done by replacing the same segment
+        # (a filter changes styles, never text, segment for segment).
+        filters = line._filter_cache
+        for key in list(filters.keys()):
+            filtered = filters.get(key)
+            if filtered is not None and len(filtered) == len(line):
+                new_line._filter_cache[key] = _with_text(filtered, index, new)
+        drawn[at] = new_line
+        found[at] = (new_line, index)
+        kept.add(at)
     return kept
 
 
@@ -259,20 +268,20 @@ def keep_drawn(widget: Widget, lines: set[int]) -> None:
     widget._styles_cache._dirty_lines.difference_update(lines)
 
 
-def _replaced(strip: Strip, x: int, old: str, new: str) -> Strip | None:
-    """``strip`` with the segment that starts at cell ``x`` and reads ``old`` reading ``new``
-    in the same style; None: no segment does, or ``new`` would take other cells."""
-    if cell_len(old) != cell_len(new):
-        return None
+def _segment_at(strip: Strip, x: int) -> int | None:
+    """The index of the segment of ``strip`` that starts at cell ``x`` (None: none does)."""
     at = 0
     for index, segment in enumerate(strip):
         if at == x:
-            if segment.text != old or segment.control:
-                return None
-            segments = list(strip)
-            segments[index] = Segment(new, segment.style)
-            return Strip(segments, strip.cell_length)
+            return None if segment.control else index
         if at > x:
             return None
         at += cell_len(segment.text)
     return None
+
+
+def _with_text(strip: Strip, index: int, text: str) -> Strip:
+    """``strip`` with its segment ``index`` reading ``text`` (as many cells) in its style."""
+    segments = list(strip)
+    segments[index] = Segment(text, segments[index].style)
+    return Strip(segments, strip.cell_length)
