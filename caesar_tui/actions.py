@@ -7,7 +7,8 @@ Plain blocking functions, no Textual: the main screen runs each in a thread work
 A refusal (:class:`~caesar_core.errors.CaesarError`: already answered, unknown task, a
 conflict) is an outcome; anything else is unexpected and propagates, so the worker fails and
 the person is told (:mod:`caesar_tui.workers`). What reaches for git (``worktrees``,
-``turns``: pygit2) is imported by the action that needs it, not when the app starts.
+``turns``: pygit2) or the review comments is imported by the action that needs it, not when
+the app starts.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from dataclasses import dataclass
 from caesar_core.errors import CaesarError
 from caesar_core.executable import caesar_command
 from caesar_core.protocol.approvals import ApprovalDecision
-from caesar_core.review import comments
 from caesar_core.review.hunks import Pick
 from caesar_core.runner import control
 from caesar_core.store.approvals import answer_approval
@@ -110,6 +110,8 @@ def comment(
     store: TaskStore, record: TaskRecord, path: str, start: int, end: int, text: str
 ) -> Outcome:
     """Like ``caesar comment ID PATH:LINES TEXT``: on lines of the task's diff (new side)."""
+    from caesar_core.review import comments  # the comments' models: when first written
+
     try:
         added = comments.add_comment(store, record, path, start, end, text, author=BY)
     except CaesarError as error:
@@ -123,6 +125,8 @@ def comment(
 
 def resolve_comment(store: TaskStore, record: TaskRecord, comment_id: str) -> Outcome:
     """Like ``caesar comment ID --resolve COMMENT_ID``."""
+    from caesar_core.review import comments
+
     try:
         resolved = comments.resolve_comment(store, record, comment_id)
     except CaesarError as error:

@@ -26,8 +26,6 @@ from caesar_tui import milestones
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.keys import bind
 from caesar_tui.messages import Announced, ProjectUpdated
-from caesar_tui.modals.comments import CommentsModal
-from caesar_tui.modals.help import HelpModal, HelpSection
 from caesar_tui.notify import notification
 from caesar_tui.screens.main import MainScreen
 from caesar_tui.source import ProjectSource
@@ -42,6 +40,7 @@ from caesar_tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
     from caesar_core.git import TreeDiff
+    from caesar_tui.modals.help import HelpSection
 
 FIRST_FRAME_WAIT_S = 2.0
 """How long the rest of the project waits for the first frame to be drawn."""
@@ -64,18 +63,24 @@ class CaesarApp(WorkerFailures, App[None]):
         bind("help", "help", "Help", help="this help"),
     ]
 
-    HELP_SECTIONS: ClassVar[tuple[HelpSection, ...]] = (
-        HelpSection("the task list", (TaskTree,)),
-        HelpSection("the Activity tab", (ActivityView,)),
-        HelpSection("a held tool call (Questions tab, after a)", (ApprovalCard,)),
-        HelpSection("a question (Questions tab)", (QuestionForm, QuestionsPane)),
-        HelpSection(
-            "the Diff tab: review by file, hunk and line", (DiffView, DiffFileList, DiffText)
-        ),
-        HelpSection("the list of comments (C)", (CommentsModal,)),
-    )
-    """What the help lists after the keys that work everywhere (the app's and the main
-    screen's): each section's bindings, read from the classes that bind them."""
+    @classmethod
+    def help_sections(cls) -> tuple[HelpSection, ...]:
+        """What the help lists after the keys that work everywhere (the app's and the main
+        screen's): each section's bindings, read from the classes that bind them (the help
+        and the comments list imported when the help is first opened)."""
+        from caesar_tui.modals.comments import CommentsModal
+        from caesar_tui.modals.help import HelpSection
+
+        return (
+            HelpSection("the task list", (TaskTree,)),
+            HelpSection("the Activity tab", (ActivityView,)),
+            HelpSection("a held tool call (Questions tab, after a)", (ApprovalCard,)),
+            HelpSection("a question (Questions tab)", (QuestionForm, QuestionsPane)),
+            HelpSection(
+                "the Diff tab: review by file, hunk and line", (DiffView, DiffFileList, DiffText)
+            ),
+            HelpSection("the list of comments (C)", (CommentsModal,)),
+        )
 
     def __init__(
         self,
@@ -192,8 +197,10 @@ class CaesarApp(WorkerFailures, App[None]):
             self._driver.write(sequence)
 
     def action_help(self) -> None:
+        from caesar_tui.modals.help import HelpModal, HelpSection
+
         everywhere = HelpSection("everywhere", (type(self), MainScreen, Screen))
-        sections = (everywhere, *self.HELP_SECTIONS)
+        sections = (everywhere, *self.help_sections())
         self.push_screen(HelpModal.of_bindings(sections, self.keys, self.get_key_display))
 
     async def on_unmount(self) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,8 +26,6 @@ from textual.widgets import TabbedContent, TabPane
 
 from caesar_core.config import WATCH_KEYS
 from caesar_core.protocol.approvals import ApprovalDecision
-from caesar_core.review.comments import Comments, read_comments
-from caesar_core.review.hunks import Pick
 from caesar_core.store.ids import short_task_id
 from caesar_core.store.record import TaskRecord
 from caesar_core.watch import TaskView
@@ -36,11 +34,7 @@ from caesar_tui.actions import Outcome
 from caesar_tui.announce import news
 from caesar_tui.clock import Clock
 from caesar_tui.messages import Announced, ProjectUpdated
-from caesar_tui.modals.comments import CommentsModal
 from caesar_tui.modals.confirm import ConfirmModal
-from caesar_tui.modals.filter import FilterModal
-from caesar_tui.modals.request_changes import RequestChangesModal, review_summary
-from caesar_tui.modals.review import apply_confirmation, reject_confirmation
 from caesar_tui.review import Choice
 from caesar_tui.screens.main_keys import MAIN_BINDINGS, TABS
 from caesar_tui.source import TaskFiles
@@ -54,6 +48,10 @@ from caesar_tui.widgets.report_view import ReportView
 from caesar_tui.widgets.status_bar import StatusBar
 from caesar_tui.widgets.task_tree import TaskTree
 from caesar_tui.workers import WorkerFailures
+
+if TYPE_CHECKING:
+    from caesar_core.review.comments import Comments
+    from caesar_core.review.hunks import Pick
 
 
 class MainScreen(WorkerFailures, Screen[None]):
@@ -294,6 +292,8 @@ class MainScreen(WorkerFailures, Screen[None]):
                 self.query_one(TaskTree).set_filter(self.filter_text, self.clock())
                 self._status()
 
+        from caesar_tui.modals.filter import FilterModal  # the modals: when first opened
+
         self.app.push_screen(FilterModal(self.filter_text), chosen)
 
     def _worktree_record(self, in_place: str) -> TaskRecord | None:
@@ -328,6 +328,8 @@ class MainScreen(WorkerFailures, Screen[None]):
             if confirmed:
                 self._apply(record, picks)
 
+        from caesar_tui.modals.review import apply_confirmation
+
         self.app.push_screen(apply_confirmation(record, choice), decided)
 
     def action_reject(self) -> None:
@@ -342,6 +344,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         if choice is None or not choice.picks:
             return
         picks = list(choice.picks)
+        from caesar_tui.modals.review import reject_confirmation
+
         modal = reject_confirmation(record, choice)
 
         def decided(confirmed: bool | None) -> None:
@@ -361,6 +365,9 @@ class MainScreen(WorkerFailures, Screen[None]):
             diff_view = self.query_one(DiffView)
             if diff_view.task_id == record.id:
                 diff_view.load(store.get(record.id))
+
+        from caesar_core.review.comments import read_comments
+        from caesar_tui.modals.comments import CommentsModal
 
         self.app.push_screen(
             CommentsModal(
@@ -385,6 +392,8 @@ class MainScreen(WorkerFailures, Screen[None]):
     def _read_review(self, record: TaskRecord) -> None:
         """The form's summary reads the comments (and the worktree they are anchored in): in a
         thread, never on the UI thread."""
+        from caesar_tui.modals.request_changes import review_summary
+
         self.post_message(self.ReviewRead(record, review_summary(self.files.store, record)))
 
     @on(ReviewRead)
@@ -394,6 +403,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         def sent(text: str | None) -> None:
             if text is not None:
                 self._request_changes(record, text)
+
+        from caesar_tui.modals.request_changes import RequestChangesModal
 
         self.app.push_screen(RequestChangesModal(record, message.summary), sent)
 
@@ -480,6 +491,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         self.post_message(self.Written(outcome, reread=store.get(record.id)))
 
     def _read_comments(self, record: TaskRecord) -> Comments:
+        from caesar_core.review.comments import read_comments  # in the Diff tab's worker
+
         return read_comments(self.files.store, record)
 
     @on(DiffView.CommentAsked)

@@ -8,15 +8,15 @@ paired line (:mod:`caesar_tui.worddiff`) get one more style on top.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pygments.lexers import get_lexer_for_filename  # type: ignore[import-untyped]
-from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 from rich.style import Style
-from rich.syntax import Syntax, SyntaxTheme
 
 from caesar_core.terminal import safe_text
 from caesar_tui.worddiff import Spans
+
+if TYPE_CHECKING:
+    from rich.syntax import SyntaxTheme
 
 __all__ = [
     "DARK_THEME",
@@ -47,7 +47,11 @@ def lexer_for(path: str) -> Any:
     does, but without ``guess_lexer_for_filename``: that one imports every lexer module
     (a third of a second, on the event loop). ``stripnl=False`` keeps blank lines, and so
     the line count, intact. Cached, so moving through the file list costs nothing.
+    Pygments is imported here, when a diff is first shown (not before the first frame).
     """
+    from pygments.lexers import get_lexer_for_filename  # type: ignore[import-untyped]
+    from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+
     try:
         return get_lexer_for_filename(path, stripnl=False, ensurenl=True)
     except ClassNotFound:
@@ -56,6 +60,8 @@ def lexer_for(path: str) -> Any:
 
 @lru_cache(maxsize=4)
 def _syntax_theme(name: str) -> SyntaxTheme:
+    from rich.syntax import Syntax  # pygments: when a diff is first highlighted
+
     return Syntax.get_theme(name)
 
 

@@ -25,12 +25,9 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
 from caesar_core.errors import CaesarError
-from caesar_core.review.comments import Comments, CommentState
-from caesar_core.review.hunks import Hunk
 from caesar_core.store.record import TaskRecord
 from caesar_core.terminal import safe_text
 from caesar_tui.keys import bind
-from caesar_tui.modals.comment import CommentModal
 from caesar_tui.review import Box, Choice, Done, FileCounts, Review, done_of
 from caesar_tui.widgets.diff_files import DiffFileList, file_label
 from caesar_tui.widgets.diff_text import SIDE_BY_SIDE_MIN, DiffText
@@ -38,12 +35,14 @@ from caesar_tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
     from caesar_core.git.diff import FileChange, TreeDiff
+    from caesar_core.review.comments import Comments, CommentState
+    from caesar_core.review.hunks import Hunk
 
 __all__ = ["CommentsProvider", "DiffProvider", "DiffView", "comment_note"]
 
 DiffProvider = Callable[[TaskRecord], "TreeDiff | None"]
 """A task's diff with its patch, None without git (blocking: called in a thread worker)."""
-CommentsProvider = Callable[[TaskRecord], Comments]
+CommentsProvider = Callable[[TaskRecord], "Comments"]
 """A task's review comments, placed (blocking: called in the same worker)."""
 
 
@@ -60,6 +59,8 @@ NOTE_TEXT = 300
 
 def comment_note(state: CommentState, text: str) -> str:
     """A comment's row under its line: its state when not open, its text made safe."""
+    from caesar_core.review.comments import CommentState  # once a diff with comments is read
+
     shown = safe_text(text if len(text) <= NOTE_TEXT else text[: NOTE_TEXT - 1] + "…")
     mark = "" if state is CommentState.OPEN else f"[{state.value}] "
     return f"▎ {mark}{shown}"
@@ -266,6 +267,8 @@ class DiffView(WorkerFailures, Widget):
             notes: dict[str, list[tuple[int, str]]] = {}
             problem = None
             if self._comments is not None:
+                from caesar_core.review.comments import CommentState  # in the worker
+
                 read = self._comments(record)
                 problem = read.problem
                 for placed in read.placed:
@@ -477,6 +480,8 @@ class DiffView(WorkerFailures, Widget):
         def written(comment: str | None) -> None:
             if comment:
                 self.post_message(self.CommentAsked(self, task_id, path, start, end, comment))
+
+        from caesar_tui.modals.comment import CommentModal  # when first asked for
 
         self.app.push_screen(CommentModal(safe_text(where)), written)
 

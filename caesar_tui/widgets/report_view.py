@@ -14,7 +14,6 @@ from textual.widgets import Static
 
 from caesar_core.humanize import duration
 from caesar_core.protocol.report import Report, Severity, Usage
-from caesar_core.review.checks import BY_CAESAR, failure_lines
 from caesar_core.runner.slots import pid_alive
 from caesar_core.store.record import (
     CheckResult,
@@ -154,6 +153,8 @@ def render_report(view: TaskView, report: Report | None) -> Content:
     if report.findings:
         blocks.append(_findings(report))
     # caesar's own checks are listed above, from caesar's record; these are the agent's.
+    from caesar_core.review.checks import BY_CAESAR  # the checks' runner: when a report is shown
+
     agents = [run for run in report.commands_run if (run.model_extra or {}).get("by") != BY_CAESAR]
     if agents:
         lines = [_heading("commands")]
@@ -258,6 +259,8 @@ def _check(result: CheckResult) -> Content:
     )
     if passed or result.cancelled:
         return line
+    from caesar_core.review.checks import failure_lines
+
     tail = [Content.assemble("      ", (text, "$text-muted")) for text in failure_lines(result, 3)]
     return _lines([line, *tail])
 

@@ -37,7 +37,16 @@ from caesar_tui.widgets.task_labels import (
     matches,
     rich_style,
 )
-from caesar_tui.widgets.tree_lines import TOGGLE, LineDrawing, Part, PartKey, spliced
+from caesar_tui.widgets.tree_lines import (
+    TOGGLE,
+    Age,
+    LineDrawing,
+    Part,
+    PartKey,
+    keep_drawn,
+    splice_drawn,
+    spliced,
+)
 
 Label = tuple[Part, ...]
 """A label as the parts it is drawn from."""
@@ -123,6 +132,8 @@ class TaskTree(Tree[str]):
         self._age_offsets: LRUCache[tuple[int, ChecksMark], int] = LRUCache(1024)
         """Where a label's age starts (its cells before it), by the serial of its fixed
         parts (the checks mark before it is the same while only the age changes)."""
+        self._spliced: dict[int, tuple[Strip, int]] = {}
+        """The lines a tick last put an age into, and where (``splice_drawn``)."""
         self._widths: dict[str, tuple[TaskView, int]] = {}
         """The cells of what each task's view alone decides of its label, by that view."""
 
@@ -154,6 +165,8 @@ class TaskTree(Tree[str]):
         scroll_x, top = self.scroll_offset
         now, keys = self._now, dict[str, ClockKey]()
         ages: list[Region] = []
+        changed: list[Age] = []
+        aged: list[str] = []
         for y, line in enumerate(self._tree_lines[top : top + self.size.height]):
             task_id = line.node.data
             built = self._labels.get(task_id) if task_id is not None else None
@@ -166,9 +179,17 @@ class TaskTree(Tree[str]):
                     line.node.refresh()
                 else:  # the age alone: the rest of the line is not sent to the terminal again
                     ages.append(Region(cells.start - scroll_x, y, len(cells), 1))
-        if ages:
-            self.refresh(*ages)
+                    changed.append(
+                        (y, cells.start - scroll_x, age_text(built[1][0]), age_text(key[0]))
+                    )
+                    aged.append(task_id)
         self._keys = (now, keys)  # the lines drawn next are built with these
+        if ages:
+            spliced = splice_drawn(self, changed, self._spliced)  # those lines are not drawn again
+            self.refresh(*ages)
+            keep_drawn(self, spliced)
+            for task_id in aged:
+                self._built(task_id)  # the label as the line now shows it
 
     def _age_cells(self, line: _TreeLine[str], built: BuiltLabel, key: ClockKey) -> range | None:
         """Where on its line the age is drawn, when the age is all the clock changed of a

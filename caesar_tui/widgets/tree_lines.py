@@ -8,8 +8,12 @@ young (their ages count seconds), so that cost was most of an idle ``caesar watc
 by line) from a label's parts, the component styles asked once per frame, and the guides'
 strings; nothing is laid out or rendered through the console.
 
-It follows ``Tree._render_line`` of Textual 8.2.8 (pinned in pyproject.toml): an upgrade of
-Textual is checked by that test and the snapshots.
+A tick that changes only ages draws no line at all: :func:`splice_drawn` puts the new age
+into the line Textual keeps as drawn (with its border, styles and filters).
+
+It follows ``Tree._render_line`` and the styles cache of Textual 8.2.8 (pinned in
+pyproject.toml): an upgrade of Textual is checked by the tests (a line as ``Tree`` draws it;
+a ticked screen as the same screen drawn again) and the snapshots.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from textual.cache import LRUCache
 from textual.strip import Strip
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
     from textual.widgets import Tree
     from textual.widgets.tree import TreeNode
 
@@ -209,3 +214,74 @@ class _Pieces:
     def cut(self) -> None:
         """A style starts here: the next piece is a segment of its own."""
         self._styled = True
+
+
+Age = tuple[int, int, str, str]
+"""An age that changed on screen: its line and first cell (in the widget's content), the text
+the line shows and the text it shows now."""
+
+
+def splice_drawn(
+    widget: Widget, ages: Iterable[Age], found: dict[int, tuple[Strip, int]]
+) -> set[int]:
+    """Each age's new text put into its line as the widget last drew it whole (Textual keeps
+    each line with its border and styles, ``Widget._styles_cache``): a clock's tick that
+    changes only ages then draws no line again (a line drawn whole goes through Textual's
+    styles, borders and filters: about as long again as drawing it). Only a line drawn and
+    not since marked for drawing is changed, and only where a segment of it starts at the
+    age's cell and reads the old age; the lines changed are returned, and the caller's
+    ``refresh`` of their cells must not draw them again (:func:`keep_drawn`).
+
+    ``found``: by line, the line this put there last and the index of its age's segment
+    (kept by the caller between ticks): a line spliced before is not searched again."""
+    cache = widget._styles_cache
+    drawn, dirty = cache._cache, cache._dirty_lines
+    left, top = widget.content_offset
+    kept: set[int] = set()
+    for y, x, old, new in ages:
+        at = y + top
+        line = drawn.get(at)
+        if line is None or at in dirty or cell_len(old) != cell_len(new):
+            continue
+        last = found.get(at)
+        index = last[1] if last is not None and last[0] is line else _segment_at(line, x + left)
+        if index is None or index >= len(line) or line._segments[index].text != old:
+            continue
+        new_line = _with_text(line, index, new)
+        # The same line through the filters it was shown with (colours as the terminal gets
+        # them): what the next frame would apply to it, done by replacing the same segment
+        # (a filter changes styles, never text, segment for segment).
+        filters = line._filter_cache
+        for key in list(filters.keys()):
+            filtered = filters.get(key)
+            if filtered is not None and len(filtered) == len(line):
+                new_line._filter_cache[key] = _with_text(filtered, index, new)
+        drawn[at] = new_line
+        found[at] = (new_line, index)
+        kept.add(at)
+    return kept
+
+
+def keep_drawn(widget: Widget, lines: set[int]) -> None:
+    """The lines :func:`splice_drawn` changed are not drawn again by the refresh of their
+    cells (which still sends those cells to the terminal)."""
+    widget._styles_cache._dirty_lines.difference_update(lines)
+
+
+def _segment_at(strip: Strip, x: int) -> int | None:
+    """The index of the segment of ``strip`` that starts at cell ``x`` (None: none does)."""
+    at = 0
+    for index, segment in enumerate(strip):
+        if at == x:
+            return None if segment.control else index
+        if at > x:
+            return None
+        at += cell_len(segment.text)
+    return None
+
+
+def _with_text(strip: Strip, index: int, text: str) -> Strip:
+    """``strip`` with its segment ``index`` reading ``text`` (as many cells) in its style."""
+    segments = list(strip)
+    segments[index] = Segment(text, segments[index].style)
+    return Strip(segments, strip.cell_length)

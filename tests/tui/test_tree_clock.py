@@ -4,6 +4,7 @@ is the frame itself."""
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,39 @@ async def test_a_tick_changes_the_age_in_the_line_already_drawn(tmp_path: Path) 
             ours = list(tree._render_line(y, 0, width, style))
             tree._line_cache.clear()
             assert ours == list(Tree._render_line(tree, y, 0, width, style)), f"line {y}"
+
+
+def styled_screen(app: App[Any]) -> str:
+    """The whole screen with its colours and styles, as the terminal shows it."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False
+    )
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text(styles=True)
+
+
+async def test_a_ticked_screen_is_the_screen_drawn_again(tmp_path: Path) -> None:
+    """The ages a tick changes read, colours and all, as the same screen drawn again from
+    nothing: under the cursor, under the mouse and elsewhere, tick after tick."""
+    project = Project(tmp_path)
+    clock = Clock(Clock().at(5))
+    project.task(TASK, objective="tidy the parser")
+    project.task(CHILD, created_at=clock.at(1), parent_id=TASK, objective="look at the lexer")
+    project.task(OTHER, created_at=clock.at(2), objective="keep the old names")
+    app = project.app(clock)
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(TaskTree)
+        await until(pilot, lambda: text(tree).count("s ") >= 3 and app.main.painted.is_set(), "")
+        await pilot.hover(TaskTree, offset=(6, 2))
+        await pilot.pause()
+        for seconds in (6, 7, 8, 69, 70):
+            clock.moment = clock.at(seconds)
+            app.main.tick()
+            await pilot.pause()
+            ticked = styled_screen(app)
+            tree.refresh()  # every line of the tree drawn again
+            await pilot.pause()
+            assert ticked == styled_screen(app), f"at {seconds}s"
+        rows = [row.rstrip() for row in screen_lines(app)]
+        assert "  1m" in rows[1] and "  1m" in rows[3]
