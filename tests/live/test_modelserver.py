@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.live.dialects import codex
 from tests.live.modelserver import NotResumed, Say, Script, Shell, read_brief, split_at_brief
 
 FIRST, SECOND = "t_" + "1" * 32, "t_" + "2" * 32
@@ -50,3 +51,19 @@ def test_a_resumed_script_refuses_a_later_turn_without_the_earlier_conversation(
         script.step(0, without_results, earlier_results=1)
     assert len(script.violations) == 2
     assert script.step(0, without_results, earlier_results=2) == Shell("three")
+
+
+def test_codex_searches_again_while_the_channel_has_no_tools_yet() -> None:
+    """codex starts the channel's server beside the turn: a search made before it is up finds
+    nothing, and is made again (the step replayed) instead of moving on to calls of tools
+    codex does not know yet."""
+    shell = {"type": "function_call_output", "output": "done"}
+    empty = {"type": "tool_search_output", "tools": []}
+    found = {"type": "tool_search_output", "tools": [{"type": "namespace", "name": "mcp__x"}]}
+    assert codex.played([shell]) == (1, False)
+    assert codex.played([shell, empty]) == (1, True)
+    assert codex.played([shell, empty, empty]) == (1, True)
+    assert codex.played([shell, empty, empty, found]) == (2, False)
+    assert codex.played([shell, found, shell]) == (3, False)
+    many = [shell] + [empty] * (codex.SEARCHES + 1)
+    assert codex.played(many) == (codex.SEARCHES + 2, False)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,11 @@ TOOL_RESULTS = (
     "tool_search_output",
 )
 
+SEARCHES = 60
+"""How many times an empty ``tool_search`` is made again, at most."""
+SEARCH_AGAIN_S = 0.25
+"""The pause before a search is made again: a model's answer is never instant."""
+
 _ids = itertools.count(1)
 
 
@@ -83,12 +89,29 @@ class ResponsesDialect:
             return _stream([_message("OK")], body)
         brief = read_brief(body)
         earlier, now = split_at_brief(history, brief)
-        step = script.step(_tool_results(now), brief, _tool_results(earlier))
+        results, again = played(now)
+        if again:
+            time.sleep(SEARCH_AGAIN_S)  # a model's answer is never instant
+        step = script.step(results, brief, _tool_results(earlier))
         return _stream([_reasoning(step), _render(step, _offered(body))], body)
 
 
 def _tool_results(items: list[Any]) -> int:
     return sum(1 for item in items if _kind(item) in TOOL_RESULTS)
+
+
+def played(items: list[Any]) -> tuple[int, bool]:
+    """How many steps this turn's ``items`` have played (its tool results, but an empty
+    search that was made again), and whether the last item is an empty search (to be made
+    again). Past :data:`SEARCHES` empty searches, each counts as a result."""
+    empty = sum(
+        1 for item in items if _kind(item) == "tool_search_output" and not item.get("tools")
+    )
+    if not 0 < empty <= SEARCHES:
+        return _tool_results(items), False
+    last = items[-1]
+    again = _kind(last) == "tool_search_output" and not last.get("tools")
+    return _tool_results(items) - empty, again
 
 
 def _kind(item: object) -> str:
