@@ -58,19 +58,30 @@ def painted(rows: list[str], updates: list[object], width: int) -> tuple[list[st
     return ["".join(row).rstrip() for row in grid], "".join(written)
 
 
-async def test_a_tick_sends_only_the_ages_and_the_terminal_shows_the_frame(
-    tmp_path: Path,
-) -> None:
+def three_tasks(tmp_path: Path) -> tuple[Any, Clock]:
+    """A project of three young tasks (one a child: its age sits further right, after the
+    guides) and its app, on a clock five seconds after the first."""
     project = Project(tmp_path)
     clock = Clock(Clock().at(5))
     project.task(TASK, objective="tidy the parser")
-    # A child: its age sits further right, after the guides.
     project.task(CHILD, created_at=clock.at(1), parent_id=TASK, objective="look at the lexer")
     project.task(OTHER, created_at=clock.at(2), objective="keep the old names")
-    app = project.app(clock)
+    return project.app(clock), clock
+
+
+async def ages_shown(pilot: Any, app: Any) -> TaskTree:
+    """The tree, once its three ages are on screen and the first frame is painted."""
+    tree: TaskTree = app.query_one(TaskTree)
+    await until(pilot, lambda: text(tree).count("s ") >= 3 and app.main.painted.is_set(), "")
+    return tree
+
+
+async def test_a_tick_sends_only_the_ages_and_the_terminal_shows_the_frame(
+    tmp_path: Path,
+) -> None:
+    app, clock = three_tasks(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        tree = app.query_one(TaskTree)
-        await until(pilot, lambda: text(tree).count("s ") >= 3 and app.main.painted.is_set(), "")
+        await ages_shown(pilot, app)
         await pilot.pause()
         before = [row.rstrip() for row in screen_lines(app)]
         assert "   5s" in before[1] and "   3s" in before[3]
@@ -90,15 +101,9 @@ async def test_a_tick_sends_only_the_ages_and_the_terminal_shows_the_frame(
 async def test_a_tick_changes_the_age_in_the_line_already_drawn(tmp_path: Path) -> None:
     """The age is spliced into the line as drawn before (no line is drawn again for it), and
     what is drawn is what Textual's own ``Tree`` draws for the line, hovered or not."""
-    project = Project(tmp_path)
-    clock = Clock(Clock().at(5))
-    project.task(TASK, objective="tidy the parser")
-    project.task(CHILD, created_at=clock.at(1), parent_id=TASK, objective="look at the lexer")
-    project.task(OTHER, created_at=clock.at(2), objective="keep the old names")
-    app = project.app(clock)
+    app, clock = three_tasks(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        tree = app.query_one(TaskTree)
-        await until(pilot, lambda: text(tree).count("s ") >= 3 and app.main.painted.is_set(), "")
+        tree = await ages_shown(pilot, app)
         await pilot.hover(TaskTree, offset=(6, 1))
         await pilot.pause()
         drawings = 0
@@ -140,15 +145,9 @@ def styled_screen(app: App[Any]) -> str:
 async def test_a_ticked_screen_is_the_screen_drawn_again(tmp_path: Path) -> None:
     """The ages a tick changes read, colours and all, as the same screen drawn again from
     nothing: under the cursor, under the mouse and elsewhere, tick after tick."""
-    project = Project(tmp_path)
-    clock = Clock(Clock().at(5))
-    project.task(TASK, objective="tidy the parser")
-    project.task(CHILD, created_at=clock.at(1), parent_id=TASK, objective="look at the lexer")
-    project.task(OTHER, created_at=clock.at(2), objective="keep the old names")
-    app = project.app(clock)
+    app, clock = three_tasks(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        tree = app.query_one(TaskTree)
-        await until(pilot, lambda: text(tree).count("s ") >= 3 and app.main.painted.is_set(), "")
+        tree = await ages_shown(pilot, app)
         await pilot.hover(TaskTree, offset=(6, 2))
         await pilot.pause()
         for seconds in (6, 7, 8, 69, 70):
