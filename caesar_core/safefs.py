@@ -306,10 +306,15 @@ def create_exclusive(root: Path, rel: str | PurePath, data: bytes, *, mode: int 
     """Create ``root/rel`` with ``data`` only if no entry of that name exists (a dangling link
     counts as one): ``FileExistsError`` otherwise. Readers never see partial content."""
     parent, name = split(rel)
+    from caesar_core.noreplace import rename_noreplace
+
     with directory(root, parent, create=True) as dfd:
         tmp = _durable_temp(dfd, name, data, mode)
         try:
-            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            # Renamed where the system can (no instant where the file has two links, which
+            # readers refuse), else linked and the temporary name removed.
+            if not rename_noreplace(tmp, name, dfd):
+                os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
         finally:
             _unlink_quietly(tmp, dfd)
 
