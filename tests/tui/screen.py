@@ -64,17 +64,25 @@ def lines(widget: Widget) -> list[str]:
 
 
 def screen_lines(app: App[Any]) -> list[str]:
-    """The whole screen as the terminal shows it, one string per row.
+    """The whole screen as the terminal shows it, one string per row."""
+    return _frame(app, styles=False).splitlines()
 
-    Done as ``App.export_screenshot`` does it (the compositor's full frame through a
-    recording console), but kept as text: Textual has no public call for a frame's text.
-    """
+
+def styled_screen(app: App[Any]) -> str:
+    """The whole screen with its colours and styles, as the terminal shows it."""
+    return _frame(app, styles=True)
+
+
+def _frame(app: App[Any], *, styles: bool) -> str:
+    """The screen's full frame, done as ``App.export_screenshot`` does it (the compositor's
+    full frame through a recording console), but kept as text: Textual has no public call
+    for a frame's text."""
     width, height = app.size
     console = Console(
         width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False
     )
     console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text().splitlines()
+    return console.export_text(styles=styles)
 
 
 def text(widget: Widget) -> str:

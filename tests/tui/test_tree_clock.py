@@ -4,7 +4,6 @@ is the frame itself."""
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,17 @@ from textual.widgets import Tree
 
 from caesar_tui.widgets import tree_lines
 from caesar_tui.widgets.task_tree import TaskTree
-from tests.tui.screen import OTHER, SIZE, TASK, Clock, Project, screen_lines, text, until
+from tests.tui.screen import (
+    OTHER,
+    SIZE,
+    TASK,
+    Clock,
+    Project,
+    screen_lines,
+    styled_screen,
+    text,
+    until,
+)
 
 CHILD = "t_" + "d" * 32
 
@@ -130,16 +139,6 @@ async def test_a_tick_changes_the_age_in_the_line_already_drawn(tmp_path: Path) 
             ours = list(tree._render_line(y, 0, width, style))
             tree._line_cache.clear()
             assert ours == list(Tree._render_line(tree, y, 0, width, style)), f"line {y}"
-
-
-def styled_screen(app: App[Any]) -> str:
-    """The whole screen with its colours and styles, as the terminal shows it."""
-    width, height = app.size
-    console = Console(
-        width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False
-    )
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text(styles=True)
 
 
 async def test_a_ticked_screen_is_the_screen_drawn_again(tmp_path: Path) -> None:
