@@ -25,7 +25,7 @@ from caesar_core.store.record import TaskRecord
 from caesar_tui import milestones
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.keys import bind
-from caesar_tui.messages import Announced, ProjectUpdated
+from caesar_tui.messages import Announced
 from caesar_tui.notify import notification
 from caesar_tui.screens.main import MainScreen
 from caesar_tui.source import ProjectSource
@@ -125,8 +125,9 @@ class CaesarApp(WorkerFailures, App[None]):
             keys=self.keys,
         )
         self.set_keymap(self.keys)
-        self._first: ProjectUpdated | None = None
-        """The first scan, when it was read before the app ran (:meth:`read_first`)."""
+        self._read_before = False
+        """The first scan was read before the app ran (:meth:`read_first`) and handed to the
+        screen, which shows it in the first frame it draws."""
 
     @property
     def loaded(self) -> asyncio.Event:
@@ -140,9 +141,11 @@ class CaesarApp(WorkerFailures, App[None]):
         first (those of the tasks on screen). A scan that fails is left to the app's own
         (:meth:`follow_project`), which fails the same way and says so on screen, as before."""
         try:
-            self._first = self.source.initial(max(rows, 1))
+            first = self.source.initial(max(rows, 1))
         except Exception:  # read again by the app, whose worker reports it
-            self._first = None
+            return
+        self.main.show_first(first)
+        self._read_before = True
 
     def get_default_screen(self) -> MainScreen:
         return self.main
@@ -154,11 +157,9 @@ class CaesarApp(WorkerFailures, App[None]):
     async def follow_project(self) -> None:
         """The first scan (the logs of the tasks a screen shows), then the other logs and what
         changes on disk; reading happens in threads."""
-        first = self._first
-        self._first = None
-        if first is None:
+        if not self._read_before:
             first = await asyncio.to_thread(self.source.initial, max(self.size.height, 1))
-        self.main.post_message(first)
+            self.main.post_message(first)
         self._settle()
         # The rest of the project once the first screen is drawn (reading it meanwhile would
         # take the interpreter from the drawing), or after a while if drawing is held up.

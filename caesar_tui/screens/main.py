@@ -111,6 +111,11 @@ class MainScreen(WorkerFailures, Screen[None]):
         self.painted = asyncio.Event()
         """Set once the first full frame is drawn: the app reads the rest of the project
         after it, so that the first screen has the machine to itself."""
+        self._first: ProjectUpdated | None = None
+        """The first scan, read before the app ran: shown as the screen mounts."""
+        self._history_now = False
+        """The next task shown reads its recent activity in place rather than in a worker:
+        the first one, so that the first frame drawn is the whole screen."""
 
     def compose(self) -> ComposeResult:
         files = self.files
@@ -135,9 +140,22 @@ class MainScreen(WorkerFailures, Screen[None]):
         key = self.keys[action_id].split(",")[0].strip()
         return self.app.get_key_display(Binding(key, action_id))
 
+    def show_first(self, update: ProjectUpdated) -> None:
+        """The first scan, read before the app runs: shown as the screen mounts, before
+        anything is drawn, with the selected task's recent activity (read then, in place),
+        so that the first frame is the whole screen rather than an empty one drawn again."""
+        self._first = update
+
     def on_mount(self) -> None:
         self.query_one(TaskTree).focus()
         self.set_interval(1.0, self.tick)
+        if self._first is not None:
+            first, self._first = self._first, None
+            self._history_now = True
+            try:
+                self._project_updated(first)
+            finally:
+                self._history_now = False
 
     # -- the project, live -------------------------------------------------------------------
 
@@ -202,7 +220,12 @@ class MainScreen(WorkerFailures, Screen[None]):
             self._show(message.task_id)
 
     def _show(self, task_id: str) -> None:
-        self.query_one(ActivityView).follow(task_id)
+        activity = self.query_one(ActivityView)
+        if self._history_now:
+            self._history_now = False
+            activity.show_now(task_id)
+        else:
+            activity.follow(task_id)
         self._refresh_detail(task_id)
 
     def _refresh_detail(self, task_id: str) -> None:

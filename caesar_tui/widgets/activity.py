@@ -102,8 +102,9 @@ class ActivityView(WorkerFailures, RowTable):
         self._running_rows: dict[str, Row] = {}
         """The rows of running calls, which the clock moves."""
 
-    def follow(self, task_id: str) -> None:
-        """Show ``task_id``: empty at once, its recent history as soon as it is read."""
+    def follow(self, task_id: str, history: list[Event] | None = None) -> None:
+        """Show ``task_id`` with its recent ``history``, or, without it, empty at once and
+        with its history as soon as a worker has read it."""
         self.task_id = task_id
         self._request += 1
         self._early = []
@@ -111,8 +112,21 @@ class ActivityView(WorkerFailures, RowTable):
         self._running_rows = {}
         self._last_seq = -1
         self.clear()
-        self.loading = True
-        self._read_history(task_id, self._request)
+        if history is not None:
+            self._shown(history)
+        else:
+            self.loading = True
+            self._read_history(task_id, self._request)
+
+    def show_now(self, task_id: str) -> None:
+        """Show ``task_id`` with its recent history read now, in place (bounded, as the
+        worker's read is): the first task a screen shows, drawn in its first frame. A read
+        that fails is left to the worker of :meth:`follow`, which tells why."""
+        try:
+            history = self._history(task_id)
+        except Exception:
+            history = None
+        self.follow(task_id, history)
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def _read_history(self, task_id: str, request: int) -> None:
@@ -124,8 +138,11 @@ class ActivityView(WorkerFailures, RowTable):
         message.stop()
         if message.request != self._request:
             return  # overtaken by a newer switch: its events may be older than _early
+        self._shown(message.events)
+
+    def _shown(self, history: list[Event]) -> None:
         self.loading = False
-        self._append(message.events)
+        self._append(history)
         self._append(self._early)  # only what the history did not include
         self._early = []
 

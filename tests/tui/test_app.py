@@ -208,6 +208,25 @@ async def test_a_project_read_before_the_app_runs_misses_nothing_written_after(
         await until(pilot, lambda: any("ls after" in line for line in lines(activity)), "it")
 
 
+async def test_a_project_read_before_the_app_runs_is_in_the_first_screen_drawn(
+    repo: Path,
+) -> None:
+    """The first scan read before the app runs is shown as the screen mounts: the screen the
+    app first draws holds the task and the selected task's activity, with nothing waited
+    for (no empty screen drawn first, then drawn again once a worker has read the project)."""
+    out = run_json(repo, "quick", "--agent", "demo", "--context", context("quick"))
+    task_id = out["task_id"]
+    with EventWriter(TaskStore(repo).paths(task_id).events, task_id) as writer:
+        writer.append(
+            ToolUse(tool="bash", id="before", input_summary="ls before", status=ToolStatus.STARTED)
+        )
+    app = make_app(repo)
+    app.read_first(SIZE[1])
+    async with app.run_test(size=SIZE):
+        assert task_id[2:10] in text(app.query_one(TaskTree))
+        assert any("ls before" in line for line in lines(app.query_one(ActivityView)))
+
+
 async def test_a_first_read_that_fails_is_reported_on_screen_as_the_app_reports_it(
     tmp_path: Path,
 ) -> None:
