@@ -134,8 +134,10 @@ class TaskTree(Tree[str]):
         parts (the checks mark before it is the same while only the age changes)."""
         self._spliced: dict[int, tuple[Strip, int]] = {}
         """The lines a tick last put an age into, and where (``splice_drawn``)."""
-        self._widths: dict[str, tuple[TaskView, int]] = {}
-        """The cells of what each task's view alone decides of its label, by that view."""
+        self._widths: dict[str, tuple[TaskView, int, tuple[datetime, str], int]] = {}
+        """Each task's view, the cells of what it alone decides of its label, and the line's
+        width at a moment with a fold toggle: the tree measures every line each time it is
+        laid out (a resize, a scrollbar shown), often at the same moment."""
 
     def update_views(self, views: dict[str, TaskView], now: datetime) -> None:
         """Add new tasks where they belong and relabel changed ones; keeps the cursor."""
@@ -211,7 +213,7 @@ class TaskTree(Tree[str]):
             )
         start = (
             line._get_guide_width(self.guide_depth, self.show_root)
-            + cell_len(self._prefix(line.node, Style())[0])
+            + cell_len(self._toggle(line.node))
             + offset
         )
         return range(start, start + cell_len(new_age))
@@ -366,21 +368,30 @@ class TaskTree(Tree[str]):
         # Without building the label: the tree measures every line (a thousand of them) each
         # time it lays itself out, and a label is built only to be drawn.
         view = self._views[node.data]
+        now, toggle = self._now, self._toggle(node)
         measured = self._widths.get(node.data)
+        if measured is not None and measured[0] is view and measured[2] == (now, toggle):
+            return measured[3]  # the tree measured again (a resize), at the same moment
         if measured is None or measured[0] is not view:
             texts = fixed_texts(view)
-            width = sum(cell_len(text) for part in texts for text, _ in part)
-            measured = self._widths[node.data] = (view, width)
-        moving = clock_texts(clock_key(view, self._now))
-        label = measured[1] + sum(cell_len(text) for text, _ in moving)
-        return cell_len(self._prefix(node, Style())[0]) + label
+            fixed = sum(cell_len(text) for part in texts for text, _ in part)
+        else:
+            fixed = measured[1]
+        moving = clock_texts(clock_key(view, now))
+        width = cell_len(toggle) + fixed + sum(cell_len(text) for text, _ in moving)
+        self._widths[node.data] = (view, fixed, (now, toggle), width)
+        return width
 
     def _prefix(self, node: TreeNode[str], base_style: Style) -> tuple[str, Style]:
         """What the tree draws before a label: the fold toggle of a node with children."""
         if not node.allow_expand:
             return "", base_style
-        icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
-        return icon, base_style + TOGGLE
+        return self._toggle(node), base_style + TOGGLE
+
+    def _toggle(self, node: TreeNode[str]) -> str:
+        if not node.allow_expand:
+            return ""
+        return self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
 
     def _parts(self, task_id: str) -> Label:
         """The task's label now, built again only when its view or the clock changed it (the
