@@ -31,9 +31,6 @@ from caesar_tui.screens.main import MainScreen
 from caesar_tui.source import ProjectSource
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
-from caesar_tui.widgets.diff_files import DiffFileList
-from caesar_tui.widgets.diff_text import DiffText
-from caesar_tui.widgets.diff_view import DiffProvider, DiffView
 from caesar_tui.widgets.questions import QuestionForm, QuestionsPane
 from caesar_tui.widgets.task_tree import TaskTree
 from caesar_tui.workers import WorkerFailures
@@ -41,6 +38,7 @@ from caesar_tui.workers import WorkerFailures
 if TYPE_CHECKING:
     from caesar_core.git import TreeDiff
     from caesar_tui.modals.help import HelpSection
+    from caesar_tui.widgets.diff_view import DiffProvider
 
 FIRST_FRAME_WAIT_S = 2.0
 """How long the rest of the project waits for the first frame to be drawn."""
@@ -67,9 +65,12 @@ class CaesarApp(WorkerFailures, App[None]):
     def help_sections(cls) -> tuple[HelpSection, ...]:
         """What the help lists after the keys that work everywhere (the app's and the main
         screen's): each section's bindings, read from the classes that bind them (the help
-        and the comments list imported when the help is first opened)."""
+        the comments list and the Diff tab's classes imported when the help is first opened)."""
         from caesar_tui.modals.comments import CommentsModal
         from caesar_tui.modals.help import HelpSection
+        from caesar_tui.widgets.diff_files import DiffFileList
+        from caesar_tui.widgets.diff_text import DiffText
+        from caesar_tui.widgets.diff_view import DiffView
 
         return (
             HelpSection("the task list", (TaskTree,)),

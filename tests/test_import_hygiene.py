@@ -392,6 +392,16 @@ def test_the_watch_app_leaves_git_until_a_diff_is_asked_for() -> None:
     assert "pygit2" not in loaded
 
 
+def test_the_watch_app_leaves_the_diff_report_and_log_tabs_until_they_are_shown() -> None:
+    """The first frame shows the Activity tab: the Diff, Report and Log tabs' views (and
+    what draws a diff) are imported when their tab is first opened."""
+    loaded = loaded_modules("import caesar_tui.app, caesar_tui.cli")
+    assert "caesar_tui.screens.main" in loaded
+    later = {"caesar_tui.widgets.diff_view", "caesar_tui.widgets.diff_text"}
+    later |= {"caesar_tui.widgets.report_view", "caesar_tui.widgets.log_view"}
+    assert later.isdisjoint(loaded)
+
+
 ADAPTER_MODULES = frozenset(
     f"caesar_core.agents.{name}"
     for name in ("claude", "codex", "copilot", "gemini", "opencode", "qwen", "stream")

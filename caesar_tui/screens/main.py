@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
 from caesar_core.config import WATCH_KEYS
@@ -35,16 +36,12 @@ from caesar_tui.announce import news
 from caesar_tui.clock import Clock
 from caesar_tui.messages import Announced, ProjectUpdated
 from caesar_tui.modals.confirm import ConfirmModal
-from caesar_tui.review import Choice
 from caesar_tui.screens.main_keys import MAIN_BINDINGS, TABS
 from caesar_tui.source import TaskFiles
 from caesar_tui.widgets.activity import ActivityView
 from caesar_tui.widgets.approvals import ApprovalCard
-from caesar_tui.widgets.diff_view import DiffProvider, DiffView
 from caesar_tui.widgets.keys_footer import KeysFooter
-from caesar_tui.widgets.log_view import LogView
 from caesar_tui.widgets.questions import QuestionForm, QuestionsPane
-from caesar_tui.widgets.report_view import ReportView
 from caesar_tui.widgets.status_bar import StatusBar
 from caesar_tui.widgets.task_tree import TaskTree
 from caesar_tui.workers import WorkerFailures
@@ -52,6 +49,12 @@ from caesar_tui.workers import WorkerFailures
 if TYPE_CHECKING:
     from caesar_core.review.comments import Comments
     from caesar_core.review.hunks import Pick
+    from caesar_tui.review import Choice
+    from caesar_tui.widgets.diff_view import DiffProvider, DiffView
+    from caesar_tui.widgets.log_view import LogView
+    from caesar_tui.widgets.report_view import ReportView
+
+_View = TypeVar("_View", bound=Widget)
 
 
 class MainScreen(WorkerFailures, Screen[None]):
@@ -116,6 +119,11 @@ class MainScreen(WorkerFailures, Screen[None]):
         self._history_now = False
         """The next task shown reads its recent activity in place rather than in a worker:
         the first one, so that the first frame drawn is the whole screen."""
+        self._diff: DiffView | None = None
+        self._report: ReportView | None = None
+        self._log: LogView | None = None
+        """The Diff, Report and Log tabs' views, each made (and its modules imported) when
+        its tab is first shown: the first frame composes, styles and draws none of them."""
 
     def compose(self) -> ComposeResult:
         files = self.files
@@ -123,16 +131,14 @@ class MainScreen(WorkerFailures, Screen[None]):
         with Horizontal(id="main"):
             yield TaskTree(id="tasks")
             with TabbedContent(id="detail", initial="activity"):
-                panes = {
+                panes: dict[str, Widget] = {
                     "activity": ActivityView(files.history, self.clock, id="activity-view"),
                     "questions": QuestionsPane(id="questions-pane", clock=self.clock),
-                    "diff": DiffView(self.diff_provider, self._read_comments, id="diff-view"),
-                    "report": ReportView(files.report, id="report-view"),
-                    "log": LogView(files.raw_log, id="log-view"),
                 }
                 for pane, title in TABS:
                     with TabPane(f"{self._key_of(pane)} {title}", id=pane):
-                        yield panes[pane]
+                        if pane in panes:
+                            yield panes[pane]
         yield KeysFooter()
 
     def _key_of(self, action_id: str) -> str:
@@ -236,11 +242,48 @@ class MainScreen(WorkerFailures, Screen[None]):
         self.query_one(QuestionsPane).show(view)
         active = self.query_one(TabbedContent).active
         if active == "diff":
-            self.query_one(DiffView).load(view.record)
+            self._diff_view().load(view.record)
         elif active == "report":
-            self.query_one(ReportView).load(view)
+            self._report_view().load(view)
         elif active == "log":
-            self.query_one(LogView).load(task_id)
+            self._log_view().load(task_id)
+
+    # -- the tabs made when first shown ----------------------------------------------------
+
+    def _diff_view(self) -> DiffView:
+        """The Diff tab's view, made now if it was not yet."""
+        if self._diff is None:
+            from caesar_tui.widgets.diff_view import DiffView
+
+            view = DiffView(self.diff_provider, self._read_comments, id="diff-view")
+            self._diff = self._mount_in("diff", view)
+        return self._diff
+
+    def _report_view(self) -> ReportView:
+        """The Report tab's view, made now if it was not yet."""
+        if self._report is None:
+            from caesar_tui.widgets.report_view import ReportView
+
+            self._report = self._mount_in("report", ReportView(self.files.report, id="report-view"))
+        return self._report
+
+    def _log_view(self) -> LogView:
+        """The Log tab's view, made now if it was not yet."""
+        if self._log is None:
+            from caesar_tui.widgets.log_view import LogView
+
+            self._log = self._mount_in("log", LogView(self.files.raw_log, id="log-view"))
+        return self._log
+
+    def _mount_in(self, pane: str, view: _View) -> _View:
+        self.query_one(f"#{pane}", TabPane).mount(view)
+        return view
+
+    def _shown_diff(self, task_id: str) -> DiffView | None:
+        """The Diff tab's view if it shows ``task_id``'s diff (None: it shows another's, or
+        none, or the tab was never opened)."""
+        view = self._diff
+        return view if view is not None and view.task_id == task_id else None
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
@@ -328,8 +371,8 @@ class MainScreen(WorkerFailures, Screen[None]):
 
     def _choice_of(self, record: TaskRecord, what: str) -> Choice | None:
         """The Diff tab's selection of ``record``'s diff, if it is the one shown there."""
-        diff_view = self.query_one(DiffView)
-        if diff_view.task_id != record.id or diff_view.diff is None:
+        diff_view = self._shown_diff(record.id)
+        if diff_view is None or diff_view.diff is None:
             return None
         choice = diff_view.choice()
         if choice is None or not choice.picks:
@@ -340,8 +383,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         record = self._worktree_record("its changes are already in your tree")
         if record is None:
             return
-        diff_view = self.query_one(DiffView)
-        shown = diff_view.task_id == record.id and diff_view.diff is not None
+        diff_view = self._shown_diff(record.id)
+        shown = diff_view is not None and diff_view.diff is not None
         choice = self._choice_of(record, "apply") if shown else None
         if shown and (choice is None or not choice.picks):
             return
@@ -359,8 +402,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         record = self._worktree_record("there is no worktree to reject its changes in")
         if record is None:
             return
-        diff_view = self.query_one(DiffView)
-        if diff_view.task_id != record.id or diff_view.diff is None:
+        diff_view = self._shown_diff(record.id)
+        if diff_view is None or diff_view.diff is None:
             self.notify("open the Diff tab to choose what to reject")
             return
         choice = self._choice_of(record, "reject")
@@ -385,8 +428,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         store = self.files.store
 
         def closed(_: None) -> None:
-            diff_view = self.query_one(DiffView)
-            if diff_view.task_id == record.id:
+            diff_view = self._shown_diff(record.id)
+            if diff_view is not None:
                 diff_view.load(store.get(record.id))
 
         from caesar_core.review.comments import read_comments
@@ -518,8 +561,7 @@ class MainScreen(WorkerFailures, Screen[None]):
 
         return read_comments(self.files.store, record)
 
-    @on(DiffView.CommentAsked)
-    def _comment_asked(self, message: DiffView.CommentAsked) -> None:
+    def on_diff_view_comment_asked(self, message: DiffView.CommentAsked) -> None:
         view = self.views.get(message.task_id)
         if view is not None:
             record = view.record
@@ -548,8 +590,10 @@ class MainScreen(WorkerFailures, Screen[None]):
             return
         if message.select is not None:
             self._select(message.select)
-        if message.reread is not None and self.query_one(DiffView).task_id == message.reread.id:
-            self.query_one(DiffView).load(message.reread)
+        if message.reread is not None:
+            diff_view = self._shown_diff(message.reread.id)
+            if diff_view is not None:
+                diff_view.load(message.reread)
         if outcome.conflicts:
             self.app.push_screen(
                 ConfirmModal(
