@@ -3,10 +3,16 @@ the rows an update touched, read off the screen."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.padding import Padding
+from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.content import Content
+from textual.renderables.styled import Styled
 
-from caesar_tui.widgets.row_table import Column, RowTable
+from caesar_tui.widgets.row_table import CELL_PADDING, Column, RowTable, content_cell
 from tests.tui.screen import lines, until
 
 COLUMNS = (Column("n", "n", 6), Column("text", "text", 30))
@@ -76,3 +82,29 @@ async def test_an_update_draws_the_rows_it_touched_not_the_screen() -> None:
         await until(pilot, lambda: "row 200" in "".join(lines(table)), "the new row")
         # The new row, and the cursor's two rows (it left one, came to the other).
         assert table.drawn_rows - before <= 3
+
+
+STYLES = ("", "bold", "red", "italic #ff0000 on #000000", "reverse", "dim underline")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(st.characters(exclude_categories=["Cs"]), max_size=40),
+    width=st.integers(3, 50),
+    style=st.sampled_from(STYLES),
+    cursor=st.booleans(),
+    second_line=st.booleans(),
+)
+def test_a_content_cell_is_drawn_as_the_console_draws_it_padded_and_styled(
+    text: str, width: int, style: str, cursor: bool, second_line: bool
+) -> None:
+    """``content_cell`` takes the console's steps without its machinery: the same segments as
+    ``Styled(Padding(cell, (0, 1)), pre, post)`` rendered on one line (DataTable's way), for
+    any text (wide, combining, control characters), width and style."""
+    cell = Content.styled(text + ("\nsecond" if second_line else ""), style)
+    pre = Style(color="#eeeeee", bgcolor="#101010") + Style.from_meta({"row": 3, "column": 1})
+    post = Style(color="#ffffff", bgcolor="#0000aa") if cursor else Style.null()
+    console = Console(width=200, color_system="truecolor", force_terminal=True)
+    options = console.options.update_dimensions(width, 1).update(no_wrap=True)
+    drawn = console.render_lines(Styled(Padding(cell, (0, CELL_PADDING)), pre, post), options)
+    assert content_cell(cell, width, pre, post) == drawn[0]
