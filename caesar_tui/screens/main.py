@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -36,6 +36,7 @@ from caesar_tui.announce import news
 from caesar_tui.clock import Clock
 from caesar_tui.messages import Announced, ProjectUpdated
 from caesar_tui.modals.confirm import ConfirmModal
+from caesar_tui.screens.detail_tabs import DetailTabs
 from caesar_tui.screens.main_keys import MAIN_BINDINGS, TABS
 from caesar_tui.source import TaskFiles
 from caesar_tui.widgets.activity import ActivityView
@@ -51,10 +52,6 @@ if TYPE_CHECKING:
     from caesar_core.review.hunks import Pick
     from caesar_tui.review import Choice
     from caesar_tui.widgets.diff_view import DiffProvider, DiffView
-    from caesar_tui.widgets.log_view import LogView
-    from caesar_tui.widgets.report_view import ReportView
-
-_View = TypeVar("_View", bound=Widget)
 
 
 class MainScreen(WorkerFailures, Screen[None]):
@@ -101,7 +98,6 @@ class MainScreen(WorkerFailures, Screen[None]):
         super().__init__()
         self.files = files
         self.clock = clock
-        self.diff_provider = diff_provider
         self.project = project
         self.keys = {**WATCH_KEYS, **(keys or {})}
         self.views: dict[str, TaskView] = {}
@@ -119,11 +115,8 @@ class MainScreen(WorkerFailures, Screen[None]):
         self._history_now = False
         """The next task shown reads its recent activity in place rather than in a worker:
         the first one, so that the first frame drawn is the whole screen."""
-        self._diff: DiffView | None = None
-        self._report: ReportView | None = None
-        self._log: LogView | None = None
-        """The Diff, Report and Log tabs' views, each made (and its modules imported) when
-        its tab is first shown: the first frame composes, styles and draws none of them."""
+        self._tabs = DetailTabs(self, files, diff_provider, self._read_comments)
+        """The Diff, Report and Log tabs' views, made when their tab is first shown."""
 
     def compose(self) -> ComposeResult:
         files = self.files
@@ -240,50 +233,7 @@ class MainScreen(WorkerFailures, Screen[None]):
         if view is None:
             return
         self.query_one(QuestionsPane).show(view)
-        active = self.query_one(TabbedContent).active
-        if active == "diff":
-            self._diff_view().load(view.record)
-        elif active == "report":
-            self._report_view().load(view)
-        elif active == "log":
-            self._log_view().load(task_id)
-
-    # -- the tabs made when first shown ----------------------------------------------------
-
-    def _diff_view(self) -> DiffView:
-        """The Diff tab's view, made now if it was not yet."""
-        if self._diff is None:
-            from caesar_tui.widgets.diff_view import DiffView
-
-            view = DiffView(self.diff_provider, self._read_comments, id="diff-view")
-            self._diff = self._mount_in("diff", view)
-        return self._diff
-
-    def _report_view(self) -> ReportView:
-        """The Report tab's view, made now if it was not yet."""
-        if self._report is None:
-            from caesar_tui.widgets.report_view import ReportView
-
-            self._report = self._mount_in("report", ReportView(self.files.report, id="report-view"))
-        return self._report
-
-    def _log_view(self) -> LogView:
-        """The Log tab's view, made now if it was not yet."""
-        if self._log is None:
-            from caesar_tui.widgets.log_view import LogView
-
-            self._log = self._mount_in("log", LogView(self.files.raw_log, id="log-view"))
-        return self._log
-
-    def _mount_in(self, pane: str, view: _View) -> _View:
-        self.query_one(f"#{pane}", TabPane).mount(view)
-        return view
-
-    def _shown_diff(self, task_id: str) -> DiffView | None:
-        """The Diff tab's view if it shows ``task_id``'s diff (None: it shows another's, or
-        none, or the tab was never opened)."""
-        view = self._diff
-        return view if view is not None and view.task_id == task_id else None
+        self._tabs.load(self.query_one(TabbedContent).active, view)
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
@@ -371,7 +321,7 @@ class MainScreen(WorkerFailures, Screen[None]):
 
     def _choice_of(self, record: TaskRecord, what: str) -> Choice | None:
         """The Diff tab's selection of ``record``'s diff, if it is the one shown there."""
-        diff_view = self._shown_diff(record.id)
+        diff_view = self._tabs.showing_diff(record.id)
         if diff_view is None or diff_view.diff is None:
             return None
         choice = diff_view.choice()
@@ -383,7 +333,7 @@ class MainScreen(WorkerFailures, Screen[None]):
         record = self._worktree_record("its changes are already in your tree")
         if record is None:
             return
-        diff_view = self._shown_diff(record.id)
+        diff_view = self._tabs.showing_diff(record.id)
         shown = diff_view is not None and diff_view.diff is not None
         choice = self._choice_of(record, "apply") if shown else None
         if shown and (choice is None or not choice.picks):
@@ -402,7 +352,7 @@ class MainScreen(WorkerFailures, Screen[None]):
         record = self._worktree_record("there is no worktree to reject its changes in")
         if record is None:
             return
-        diff_view = self._shown_diff(record.id)
+        diff_view = self._tabs.showing_diff(record.id)
         if diff_view is None or diff_view.diff is None:
             self.notify("open the Diff tab to choose what to reject")
             return
@@ -428,7 +378,7 @@ class MainScreen(WorkerFailures, Screen[None]):
         store = self.files.store
 
         def closed(_: None) -> None:
-            diff_view = self._shown_diff(record.id)
+            diff_view = self._tabs.showing_diff(record.id)
             if diff_view is not None:
                 diff_view.load(store.get(record.id))
 
@@ -591,7 +541,7 @@ class MainScreen(WorkerFailures, Screen[None]):
         if message.select is not None:
             self._select(message.select)
         if message.reread is not None:
-            diff_view = self._shown_diff(message.reread.id)
+            diff_view = self._tabs.showing_diff(message.reread.id)
             if diff_view is not None:
                 diff_view.load(message.reread)
         if outcome.conflicts:

@@ -8,6 +8,7 @@ import pytest
 
 from caesar_core.runner import worktrees
 from caesar_core.store.record import TaskRecord
+from caesar_tui.app import make_app
 from caesar_tui.widgets.task_tree import TaskTree
 from tests.tui.screen import SIZE, TASK, Clock, Project, toasts, until
 
@@ -37,8 +38,7 @@ async def test_a_diff_that_cannot_be_computed_is_notified(tmp_path: Path) -> Non
 
     project = Project(tmp_path)
     project.task()
-    app = project.app(Clock())
-    app.main.diff_provider = broken
+    app = make_app(project.root, clock=Clock(), diff_provider=broken)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         tree = app.query_one(TaskTree)
         await until(pilot, lambda: tree.selected_id == TASK, "the task")
