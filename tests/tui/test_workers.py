@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from caesar_core.protocol import Event
 from caesar_core.runner import worktrees
 from caesar_core.store.record import TaskRecord
 from caesar_tui.app import make_app
 from caesar_tui.widgets.task_tree import TaskTree
-from tests.tui.screen import SIZE, TASK, Clock, Project, toasts, until
+from tests.tui.screen import SIZE, TASK, Clock, Project, text, toasts, until
 
 
 async def test_an_os_error_while_applying_is_notified(
@@ -45,3 +46,24 @@ async def test_a_diff_that_cannot_be_computed_is_notified(tmp_path: Path) -> Non
         await pilot.press("3")
         await until(pilot, lambda: any("compute failed" in t for t in toasts(app)), "the toast")
         assert any("RuntimeError: the index is corrupt" in t for t in toasts(app))
+
+
+async def test_a_history_unreadable_for_the_first_frame_is_read_again_and_notified(
+    tmp_path: Path,
+) -> None:
+    """The first task shown reads its activity in place, for the first frame: a read that
+    fails there is left to the worker, which fails the same way and says so; the tree is
+    shown all the same."""
+
+    def broken(task_id: str) -> list[Event]:
+        raise OSError(f"the log of {task_id} is unreadable")
+
+    project = Project(tmp_path)
+    project.task()
+    app = project.app(Clock())
+    app.main.files.history = broken  # type: ignore[method-assign]
+    app.read_first(SIZE[1])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert TASK[2:10] in text(app.query_one(TaskTree))
+        await until(pilot, lambda: any("is unreadable" in t for t in toasts(app)), "the toast")
+        assert any(f"OSError: the log of {TASK} is unreadable" in t for t in toasts(app))
