@@ -22,6 +22,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from caesar_core.store.record import TaskRecord
+from caesar_core.store.tree import build_tree, walk_tree
 from caesar_tui import milestones
 from caesar_tui.clock import Clock, system_clock
 from caesar_tui.keys import bind
@@ -136,16 +137,25 @@ class CaesarApp(WorkerFailures, App[None]):
         return self.main.loaded
 
     def read_first(self, rows: int) -> None:
-        """Read the first scan now, before the app runs (blocking): the first frame then shows
-        the project (the tree, the selected task) instead of an empty screen drawn first and
-        drawn again once the scan is read. ``rows``: the terminal's height, the logs read
-        first (those of the tasks on screen). A scan that fails is left to the app's own
-        (:meth:`follow_project`), which fails the same way and says so on screen, as before."""
+        """Read the first scan now, before the app runs (blocking), and the recent activity of
+        the task shown first: the first frame then shows the project (the tree, the selected
+        task) instead of an empty screen drawn first and drawn again once the scan is read.
+        ``rows``: the terminal's height, the logs read first (those of the tasks on screen).
+        A scan that fails is left to the app's own (:meth:`follow_project`), which fails the
+        same way and says so on screen, as before."""
         try:
             first = self.source.initial(max(rows, 1))
         except Exception:  # read again by the app, whose worker reports it
             return
-        self.main.show_first(first)
+        # The task the screen shows first is the tree's first; its recent activity is read
+        # now too (a read that fails is left to the Activity tab's worker, which tells why).
+        order = walk_tree(build_tree(view.record for view in first.views.values()))
+        shown = next((record.id for _, record in order), None)
+        history = None
+        if shown is not None:
+            with contextlib.suppress(Exception):
+                history = (shown, self.source.files.history(shown))
+        self.main.show_first(first, history)
         self._read_before = True
 
     def get_default_screen(self) -> MainScreen:

@@ -48,6 +48,7 @@ from caesar_tui.widgets.task_tree import TaskTree
 from caesar_tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
+    from caesar_core.protocol.event import Event
     from caesar_core.review.comments import Comments
     from caesar_core.review.hunks import Pick
     from caesar_tui.review import Choice
@@ -112,9 +113,9 @@ class MainScreen(WorkerFailures, Screen[None]):
         after it, so that the first screen has the machine to itself."""
         self._first: ProjectUpdated | None = None
         """The first scan, read before the app ran: shown as the screen mounts."""
-        self._history_now = False
-        """The next task shown reads its recent activity in place rather than in a worker:
-        the first one, so that the first frame drawn is the whole screen."""
+        self._first_history: tuple[str, list[Event]] | None = None
+        """A task's recent activity, read before the app ran: shown if that task is the first
+        one shown (it is the tree's first), instead of read by the Activity tab's worker."""
         self._tabs = DetailTabs(self, files, diff_provider, self._read_comments)
         """The Diff, Report and Log tabs' views, made when their tab is first shown."""
 
@@ -139,22 +140,21 @@ class MainScreen(WorkerFailures, Screen[None]):
         key = self.keys[action_id].split(",")[0].strip()
         return self.app.get_key_display(Binding(key, action_id))
 
-    def show_first(self, update: ProjectUpdated) -> None:
-        """The first scan, read before the app runs: shown as the screen mounts, before
-        anything is drawn, with the selected task's recent activity (read then, in place),
-        so that the first frame is the whole screen rather than an empty one drawn again."""
-        self._first = update
+    def show_first(
+        self, update: ProjectUpdated, history: tuple[str, list[Event]] | None = None
+    ) -> None:
+        """The first scan and a task's recent activity, read before the app runs: shown as
+        the screen mounts, before anything is drawn, so that the first frame is the whole
+        screen rather than an empty one drawn again."""
+        self._first, self._first_history = update, history
 
     def on_mount(self) -> None:
         self.query_one(TaskTree).focus()
         self.set_interval(1.0, self.tick)
         if self._first is not None:
             first, self._first = self._first, None
-            self._history_now = True
-            try:
-                self._project_updated(first)
-            finally:
-                self._history_now = False
+            self._project_updated(first)
+        self._first_history = None  # for the first task shown only
 
     # -- the project, live -------------------------------------------------------------------
 
@@ -219,12 +219,9 @@ class MainScreen(WorkerFailures, Screen[None]):
             self._show(message.task_id)
 
     def _show(self, task_id: str) -> None:
-        activity = self.query_one(ActivityView)
-        if self._history_now:
-            self._history_now = False
-            activity.show_now(task_id)
-        else:
-            activity.follow(task_id)
+        read, self._first_history = self._first_history, None
+        history = read[1] if read is not None and read[0] == task_id else None
+        self.query_one(ActivityView).follow(task_id, history)
         self._refresh_detail(task_id)
 
     def _refresh_detail(self, task_id: str) -> None:

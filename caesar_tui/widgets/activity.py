@@ -118,16 +118,6 @@ class ActivityView(WorkerFailures, RowTable):
             self.loading = True
             self._read_history(task_id, self._request)
 
-    def show_now(self, task_id: str) -> None:
-        """Show ``task_id`` with its recent history read now, in place (bounded, as the
-        worker's read is): the first task a screen shows, drawn in its first frame. A read
-        that fails is left to the worker of :meth:`follow`, which tells why."""
-        try:
-            history = self._history(task_id)
-        except Exception:
-            history = None
-        self.follow(task_id, history)
-
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def _read_history(self, task_id: str, request: int) -> None:
         """The task's last events, read from the end of its log: cost set by the count."""

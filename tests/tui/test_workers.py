@@ -51,9 +51,9 @@ async def test_a_diff_that_cannot_be_computed_is_notified(tmp_path: Path) -> Non
 async def test_a_history_unreadable_for_the_first_frame_is_read_again_and_notified(
     tmp_path: Path,
 ) -> None:
-    """The first task shown reads its activity in place, for the first frame: a read that
-    fails there is left to the worker, which fails the same way and says so; the tree is
-    shown all the same."""
+    """The first task shown has its activity read before the app runs, for the first frame:
+    a read that fails there is left to the worker, which fails the same way and says so; the
+    tree is shown all the same."""
 
     def broken(task_id: str) -> list[Event]:
         raise OSError(f"the log of {task_id} is unreadable")
